@@ -1,0 +1,74 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import { addPlannedEndpoints } from '../openapi/planned-endpoints.ts';
+import { apiKeyRoutes } from '../routes/api-keys.ts';
+import { authRoutes } from '../routes/auth.ts';
+import { catalogRoutes } from '../routes/catalog.ts';
+import { configurationRoutes } from '../routes/configurations.ts';
+import { eventRoutes } from '../routes/events.ts';
+import { strategyRoutes } from '../routes/strategies.ts';
+import { templateRoutes } from '../routes/templates.ts';
+import { webAppRoutes } from '../routes/web-app.ts';
+import { registerAuthentication } from './authentication.ts';
+import type { PlatformContext } from './context.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { registerOwnedResource } from './owned-resource.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ServerOptions {
+  logLevel?: string;
+}
+
+/** Builds the management API: one plugin per resource, sharing auth, errors and schemas. */
+export async function buildServer(ctx: PlatformContext, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel ?? 'info' },
+    bodyLimit: BODY_LIMIT_BYTES,
+    disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  registerAuthentication(app, ctx);
+  registerOwnedResource(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Hindsight management API',
+        version: ctx.version,
+        description:
+          'Strategies, versions, saved configurations, scenarios (backtest runs), results and the instrument catalog. Every error is `{error: {code, message, details?}}`; branch on `code`.',
+      },
+      components: {
+        securitySchemes: {
+          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key sent as a bearer token.' },
+          SessionAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Web-app session token.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: (documentObject) => addPlannedEndpoints(jsonSchemaTransformObject(documentObject)),
+  });
+
+  await app.register(authRoutes, { ctx });
+  await app.register(apiKeyRoutes, { ctx });
+  await app.register(strategyRoutes, { ctx });
+  await app.register(configurationRoutes, { ctx });
+  await app.register(catalogRoutes, { ctx });
+  await app.register(templateRoutes, { ctx });
+  await app.register(eventRoutes, { ctx });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  await webAppRoutes(app, { version: ctx.version });
+  return app;
+}

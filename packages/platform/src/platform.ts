@@ -1,0 +1,128 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { generateApiKey } from './auth/api-key-values.ts';
+import { loadSigningSecret } from './auth/signing-secret.ts';
+import { instrumentSeed } from './catalog/instrument-seed.ts';
+import { scanSampleCoverage } from './catalog/sample-coverage.ts';
+import { type Database, openDatabase } from './db/database.ts';
+import type { PlatformContext } from './http/context.ts';
+import { buildServer } from './http/server.ts';
+import { ApiKeyRepository } from './repositories/api-keys.ts';
+import { CatalogRepository } from './repositories/catalog.ts';
+import { ConfigurationRepository } from './repositories/configurations.ts';
+import { CursorCodec } from './repositories/pagination.ts';
+import { StrategyRepository } from './repositories/strategies.ts';
+import { UserRepository } from './repositories/users.ts';
+import type { PlatformSettings } from './settings.ts';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const PLATFORM_VERSION: string = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
+export const DEFAULT_EXAMPLES_DIR = join(repoRoot, 'examples');
+export const DEFAULT_SAMPLE_DIR = join(repoRoot, 'data', 'sample');
+
+export interface PlatformOptions {
+  logLevel?: string;
+  examplesDir?: string;
+  sampleDir?: string;
+}
+
+export interface SignIn {
+  email: string;
+  /** Only for the demo user, whose generated password is kept in the data dir. */
+  password?: string;
+  demo: boolean;
+}
+
+export interface RunningPlatform {
+  app: FastifyInstance;
+  ctx: PlatformContext;
+  database: Database;
+  url: string;
+  signIn?: SignIn;
+  close(): Promise<void>;
+}
+
+/** Opens storage and builds the API without listening (used by the CLI's offline commands too). */
+export async function openPlatform(settings: PlatformSettings, options: PlatformOptions = {}) {
+  const database = await openDatabase(
+    settings.databaseUrl ? { kind: 'postgres', url: settings.databaseUrl } : { kind: 'embedded', dataDir: settings.dataDir },
+  );
+  try {
+    const signingSecret = loadSigningSecret(settings.dataDir, settings.secret);
+    const cursors = new CursorCodec(signingSecret);
+    const { db } = database;
+    const ctx: PlatformContext = {
+      db,
+      signingSecret,
+      users: new UserRepository(db),
+      apiKeys: new ApiKeyRepository(db, cursors),
+      strategies: new StrategyRepository(db, cursors),
+      configurations: new ConfigurationRepository(db, cursors),
+      catalog: new CatalogRepository(db),
+      examplesDir: options.examplesDir ?? DEFAULT_EXAMPLES_DIR,
+      version: PLATFORM_VERSION,
+    };
+    return { database, ctx };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/** The catalog definitions are refreshed at every start; sample data is taken in by an empty store. */
+async function seedCatalog(ctx: PlatformContext, sampleDir: string): Promise<void> {
+  const storeWasEmpty = await ctx.catalog.isEmpty();
+  await ctx.catalog.upsertDefinitions(instrumentSeed);
+  if (storeWasEmpty && existsSync(sampleDir)) await ctx.catalog.recordCoverage(await scanSampleCoverage(sampleDir));
+}
+
+const DEMO_EMAIL = 'demo@hindsight.local';
+
+/** Admin from the environment, else on an empty store a demo user whose password is kept in the data dir. */
+async function ensureSignIn(ctx: PlatformContext, settings: PlatformSettings): Promise<SignIn | undefined> {
+  if (settings.admin) {
+    await ctx.users.ensure(settings.admin.email, settings.admin.password);
+    return { email: settings.admin.email, demo: false };
+  }
+  const demoFile = join(settings.dataDir, 'demo-user.json');
+  if ((await ctx.users.count()) === 0) {
+    const password = generateApiKey().slice(0, 16);
+    await ctx.users.create(DEMO_EMAIL, password);
+    writeFileSync(demoFile, JSON.stringify({ email: DEMO_EMAIL, password }), { mode: 0o600 });
+  }
+  if (!existsSync(demoFile)) return undefined;
+  const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { email: string; password: string };
+  return (await ctx.users.findByEmail(demo.email)) ? { ...demo, demo: true } : undefined;
+}
+
+export async function startPlatform(settings: PlatformSettings, options: PlatformOptions = {}): Promise<RunningPlatform> {
+  const { database, ctx } = await openPlatform(settings, options);
+  let app: FastifyInstance | undefined;
+  try {
+    await seedCatalog(ctx, options.sampleDir ?? DEFAULT_SAMPLE_DIR);
+    const signIn = await ensureSignIn(ctx, settings);
+    app = await buildServer(ctx, { logLevel: options.logLevel ?? 'info' });
+    await app.listen({ host: settings.host, port: settings.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : settings.port;
+    const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+    const running = app;
+    return {
+      app: running,
+      ctx,
+      database,
+      url: `http://${host}:${port}`,
+      ...(signIn && { signIn }),
+      close: async () => {
+        await running.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => {});
+    await database.close();
+    throw error;
+  }
+}

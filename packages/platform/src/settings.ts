@@ -1,0 +1,105 @@
+import { resolve } from 'node:path';
+
+/**
+ * Platform settings come from the environment; `hindsight start` flags override it. Every value is
+ * checked up front so a bad one stops the start with one line naming the variable.
+ */
+export interface PlatformSettings {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  secret: string | undefined;
+  admin: { email: string; password: string } | undefined;
+}
+
+export class SettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'SettingsError';
+  }
+}
+
+export const settingVariables = {
+  host: 'HINDSIGHT_HOST',
+  port: 'HINDSIGHT_PORT',
+  dataDir: 'HINDSIGHT_DATA_DIR',
+  databaseUrl: 'DATABASE_URL',
+  secret: 'HINDSIGHT_SECRET',
+  adminEmail: 'HINDSIGHT_ADMIN_EMAIL',
+  adminPassword: 'HINDSIGHT_ADMIN_PASSWORD',
+} as const;
+
+export type SettingInput = Partial<Record<keyof typeof settingVariables, string>>;
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const MIN_PASSWORD_LENGTH = 8;
+const MIN_SECRET_LENGTH = 32;
+
+const present = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '' ? undefined : value;
+
+/** Reads settings from `env`, with `overrides` (command-line flags) taking precedence. */
+export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {}): PlatformSettings {
+  const pick = (key: keyof typeof settingVariables) => present(overrides[key] ?? env[settingVariables[key]]);
+
+  const host = pick('host') ?? '127.0.0.1';
+  if (/\s/.test(host)) throw new SettingsError(settingVariables.host, `"${host}" is not a host name or address.`);
+
+  const portText = pick('port') ?? '8000';
+  const port = Number(portText);
+  if (!/^[0-9]+$/.test(portText) || port > 65535) {
+    throw new SettingsError(settingVariables.port, `"${portText}" is not a port number (0-65535).`);
+  }
+
+  const databaseUrl = pick('databaseUrl');
+  if (databaseUrl !== undefined) {
+    let protocol = '';
+    try {
+      protocol = new URL(databaseUrl).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+      throw new SettingsError(settingVariables.databaseUrl, 'must be a postgres://user@host:port/database URL.');
+    }
+  }
+
+  const secret = pick('secret');
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
+    throw new SettingsError(settingVariables.secret, `must be at least ${MIN_SECRET_LENGTH} characters.`);
+  }
+
+  const adminEmail = pick('adminEmail');
+  const adminPassword = pick('adminPassword');
+  if ((adminEmail === undefined) !== (adminPassword === undefined)) {
+    const missing = adminEmail === undefined ? settingVariables.adminEmail : settingVariables.adminPassword;
+    throw new SettingsError(
+      missing,
+      `must be set together with ${missing === settingVariables.adminEmail ? settingVariables.adminPassword : settingVariables.adminEmail}.`,
+    );
+  }
+  if (adminEmail !== undefined && !emailPattern.test(adminEmail)) {
+    throw new SettingsError(settingVariables.adminEmail, `"${adminEmail}" is not an email address.`);
+  }
+  if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH) {
+    throw new SettingsError(
+      settingVariables.adminPassword,
+      `must be at least ${MIN_PASSWORD_LENGTH} characters.`,
+    );
+  }
+
+  return {
+    host,
+    port,
+    dataDir: resolve(pick('dataDir') ?? '.hindsight'),
+    databaseUrl,
+    secret,
+    admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
+  };
+}
+
+export const isEmail = (value: string): boolean => emailPattern.test(value);
