@@ -6,7 +6,12 @@ export const decimalStringPattern = /^-?[0-9]+(\.[0-9]+)?$/;
 export const isDecimalString = (value: string): boolean => decimalStringPattern.test(value);
 
 /** Exact decimal arithmetic for money: precision high enough that no realistic amount is rounded. */
-export const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -1e9, toExpPos: 1e9 });
+export const Dec = Decimal.clone({
+  precision: 60,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -1e9,
+  toExpPos: 1e9,
+});
 export type Dec = InstanceType<typeof Dec>;
 
 /** Decision 37: canonical decimal output, no exponent, no leading zeros, never `-0`. */

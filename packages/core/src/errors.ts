@@ -30,13 +30,17 @@ export class ApiError extends Error {
   }
 
   toBody(): { error: { code: string; message: string; details?: string } } {
-    const error: { code: string; message: string; details?: string } = { code: this.code, message: this.message };
+    const error: { code: string; message: string; details?: string } = {
+      code: this.code,
+      message: this.message,
+    };
     if (this.details !== undefined) error.details = this.details;
     return { error };
   }
 }
 
-export const badRequest = (message: string, details?: string) => new ApiError('BAD_REQUEST', message, details);
+export const badRequest = (message: string, details?: string) =>
+  new ApiError('BAD_REQUEST', message, details);
 export const unauthorized = (message = 'A valid API key (X-API-Key) or bearer token is required.') =>
   new ApiError('UNAUTHORIZED', message);
 export const forbidden = (what: string) => new ApiError('FORBIDDEN', `${what} belongs to another account.`);

@@ -2,4 +2,10 @@ export { DataDirLockedError } from './db/data-dir-lock.ts';
 export { type Database, openDatabase, type StorageTarget } from './db/database.ts';
 export { buildServer } from './http/server.ts';
 export { openPlatform, PLATFORM_VERSION, type RunningPlatform, startPlatform } from './platform.ts';
-export { isEmail, MIN_PASSWORD_LENGTH, type PlatformSettings, readSettings, SettingsError } from './settings.ts';
+export {
+  isEmail,
+  MIN_PASSWORD_LENGTH,
+  type PlatformSettings,
+  readSettings,
+  SettingsError,
+} from './settings.ts';

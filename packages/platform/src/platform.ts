@@ -18,7 +18,9 @@ import { UserRepository } from './repositories/users.ts';
 import type { PlatformSettings } from './settings.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-export const PLATFORM_VERSION: string = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
+export const PLATFORM_VERSION: string = JSON.parse(
+  readFileSync(join(repoRoot, 'package.json'), 'utf8'),
+).version;
 export const DEFAULT_EXAMPLES_DIR = join(repoRoot, 'examples');
 export const DEFAULT_SAMPLE_DIR = join(repoRoot, 'data', 'sample');
 
@@ -47,7 +49,9 @@ export interface RunningPlatform {
 /** Opens storage and builds the API without listening (used by the CLI's offline commands too). */
 export async function openPlatform(settings: PlatformSettings, options: PlatformOptions = {}) {
   const database = await openDatabase(
-    settings.databaseUrl ? { kind: 'postgres', url: settings.databaseUrl } : { kind: 'embedded', dataDir: settings.dataDir },
+    settings.databaseUrl
+      ? { kind: 'postgres', url: settings.databaseUrl }
+      : { kind: 'embedded', dataDir: settings.dataDir },
   );
   try {
     const signingSecret = loadSigningSecret(settings.dataDir, settings.secret);
@@ -75,7 +79,8 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
 async function seedCatalog(ctx: PlatformContext, sampleDir: string): Promise<void> {
   const storeWasEmpty = await ctx.catalog.isEmpty();
   await ctx.catalog.upsertDefinitions(instrumentSeed);
-  if (storeWasEmpty && existsSync(sampleDir)) await ctx.catalog.recordCoverage(await scanSampleCoverage(sampleDir));
+  if (storeWasEmpty && existsSync(sampleDir))
+    await ctx.catalog.recordCoverage(await scanSampleCoverage(sampleDir));
 }
 
 const DEMO_EMAIL = 'demo@hindsight.local';
@@ -97,7 +102,10 @@ async function ensureSignIn(ctx: PlatformContext, settings: PlatformSettings): P
   return (await ctx.users.findByEmail(demo.email)) ? { ...demo, demo: true } : undefined;
 }
 
-export async function startPlatform(settings: PlatformSettings, options: PlatformOptions = {}): Promise<RunningPlatform> {
+export async function startPlatform(
+  settings: PlatformSettings,
+  options: PlatformOptions = {},
+): Promise<RunningPlatform> {
   const { database, ctx } = await openPlatform(settings, options);
   let app: FastifyInstance | undefined;
   try {

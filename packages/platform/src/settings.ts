@@ -47,7 +47,8 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
   const pick = (key: keyof typeof settingVariables) => present(overrides[key] ?? env[settingVariables[key]]);
 
   const host = pick('host') ?? '127.0.0.1';
-  if (/\s/.test(host)) throw new SettingsError(settingVariables.host, `"${host}" is not a host name or address.`);
+  if (/\s/.test(host))
+    throw new SettingsError(settingVariables.host, `"${host}" is not a host name or address.`);
 
   const portText = pick('port') ?? '8000';
   const port = Number(portText);
@@ -64,7 +65,10 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
       // reported below
     }
     if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
-      throw new SettingsError(settingVariables.databaseUrl, 'must be a postgres://user@host:port/database URL.');
+      throw new SettingsError(
+        settingVariables.databaseUrl,
+        'must be a postgres://user@host:port/database URL.',
+      );
     }
   }
 

@@ -23,14 +23,18 @@ export async function runStart(flags: StartFlags): Promise<void> {
     const signIn = platform.signIn;
     if (signIn?.demo && signIn.password) {
       const user = await platform.ctx.users.findByEmail(signIn.email);
-      const key = user ? await platform.ctx.apiKeys.create(user.id, `npm start ${new Date().toISOString()}`) : undefined;
+      const key = user
+        ? await platform.ctx.apiKeys.create(user.id, `npm start ${new Date().toISOString()}`)
+        : undefined;
       lines.push(`  Sign in:   ${signIn.email} / ${signIn.password}   (demo user; POST /v1/auth/login)`);
       if (key) {
         lines.push(`  API key:   ${key.key}   (fresh for this start; shown once)`);
         lines.push(`  Try:       curl -H "X-API-Key: ${key.key}" ${platform.url}/v1/strategies`);
       }
     } else if (signIn) {
-      lines.push(`  Sign in:   ${signIn.email} with HINDSIGHT_ADMIN_PASSWORD (POST /v1/auth/login), then create API keys.`);
+      lines.push(
+        `  Sign in:   ${signIn.email} with HINDSIGHT_ADMIN_PASSWORD (POST /v1/auth/login), then create API keys.`,
+      );
     } else {
       lines.push('  Create a user with: npx hindsight users create --email you@example.com --password ...');
     }

@@ -30,7 +30,8 @@ function unknownInstrumentMessage(instrument: string, lookup: CatalogLookup): st
     return `${JSON.stringify(instrument)} is a dataSymbol; use the platform symbol ${JSON.stringify(viaDataSymbol.symbol)}`;
   }
   // Symbols are upper-case; a lower-case near miss deserves the exact spelling.
-  const caseInsensitive = lookup.bySymbol(instrument.toUpperCase()) ?? lookup.byDataSymbol(instrument.toUpperCase());
+  const caseInsensitive =
+    lookup.bySymbol(instrument.toUpperCase()) ?? lookup.byDataSymbol(instrument.toUpperCase());
   if (caseInsensitive) {
     return `unknown instrument ${JSON.stringify(instrument)}; symbols are case-sensitive, did you mean ${JSON.stringify(caseInsensitive.symbol)}?`;
   }
@@ -44,7 +45,8 @@ function unknownInstrumentMessage(instrument: string, lookup: CatalogLookup): st
 function windowMessage(instrument: InstrumentView, config: CatalogCheckedConfiguration): string | undefined {
   const start = parseIsoInstant(config.startTime);
   const end = parseIsoInstant(config.endTime);
-  const dataStart = instrument.dataStartDate === undefined ? undefined : parseUtcDay(instrument.dataStartDate);
+  const dataStart =
+    instrument.dataStartDate === undefined ? undefined : parseUtcDay(instrument.dataStartDate);
   const dataEndDay = instrument.dataEndDate === undefined ? undefined : parseUtcDay(instrument.dataEndDate);
   if (start === undefined || end === undefined || dataStart === undefined) return undefined;
   const endsAfterDataStart = compareInstants(end, { ms: dataStart, subMs: '' }) > 0;
@@ -62,7 +64,10 @@ function windowMessage(instrument: InstrumentView, config: CatalogCheckedConfigu
  * The rules that need the catalog (decision 21), for a configuration that already passed the schema.
  * Issues are reported at `subscriptions[i].instrument`, in subscription order.
  */
-export function catalogIssues(config: CatalogCheckedConfiguration, lookup: CatalogLookup): ConfigurationIssue[] {
+export function catalogIssues(
+  config: CatalogCheckedConfiguration,
+  lookup: CatalogLookup,
+): ConfigurationIssue[] {
   const issues: ConfigurationIssue[] = [];
   config.subscriptions.forEach(({ instrument }, index) => {
     const path = ['subscriptions', index, 'instrument'];

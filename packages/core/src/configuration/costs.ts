@@ -17,7 +17,8 @@ function decimalString(rule: string, inRange: (value: Dec) => boolean, descripti
     .string({ error: expecting(`${expected} (e.g. "${example}")`) })
     .regex(decimalStringPattern, {
       abort: true,
-      error: (issue) => mustBe(`${expected}, written like "${example}" (no exponent, no "+", no spaces)`, issue.input),
+      error: (issue) =>
+        mustBe(`${expected}, written like "${example}" (no exponent, no "+", no spaces)`, issue.input),
     })
     .refine((value) => inRange(new Dec(value)), { error: (issue) => mustBe(expected, issue.input) })
     .meta({ description, examples: [example] });
@@ -41,9 +42,11 @@ function taggedByModel<const Options extends readonly [z.ZodObject, z.ZodObject,
   const list = models.map((model) => JSON.stringify(model)).join(' or ');
   return z.discriminatedUnion('model', options, {
     error: (issue) => {
-      if (issue.code !== 'invalid_union') return typeMessage(`an object tagged by "model" (${list})`, issue.input);
+      if (issue.code !== 'invalid_union')
+        return typeMessage(`an object tagged by "model" (${list})`, issue.input);
       const input = issue.input;
-      const model = typeof input === 'object' && input !== null ? (input as { model?: unknown }).model : undefined;
+      const model =
+        typeof input === 'object' && input !== null ? (input as { model?: unknown }).model : undefined;
       return model === undefined ? `is required: ${list}` : `${typeMessage(list, model)}`;
     },
   });
@@ -121,7 +124,10 @@ export const costsSchema = strictObject(
     funding: fundingSchema.optional(),
   },
   'a costs object with optional commission, slippage and funding',
-).meta({ description: 'Trading costs (snake_case keys). Each part defaults to zero; omitted costs give a spread-only run.' });
+).meta({
+  description:
+    'Trading costs (snake_case keys). Each part defaults to zero; omitted costs give a spread-only run.',
+});
 
 export type Costs = z.output<typeof costsSchema>;
 export type Commission = z.output<typeof commissionSchema>;

@@ -75,7 +75,10 @@ export function envIssues(
   const issues: ConfigurationIssue[] = [];
   const entries = Object.entries(env);
   if (entries.length > ENV_MAX_KEYS) {
-    issues.push({ path: [...path], message: `has ${entries.length} keys; at most ${ENV_MAX_KEYS} are allowed` });
+    issues.push({
+      path: [...path],
+      message: `has ${entries.length} keys; at most ${ENV_MAX_KEYS} are allowed`,
+    });
   }
   let total = 0;
   for (const [key, value] of entries) {
@@ -96,7 +99,9 @@ export function envIssues(
  * Layers env maps, lowest first (image, then configuration, then per-run): a higher layer overrides a
  * key, and a key it does not set falls through. Absent layers are skipped.
  */
-export function mergeEnv(...layers: (Readonly<Record<string, string>> | undefined)[]): Record<string, string> {
+export function mergeEnv(
+  ...layers: (Readonly<Record<string, string>> | undefined)[]
+): Record<string, string> {
   // A Map then fromEntries, so that even a key named "__proto__" stays an ordinary own key.
   const merged = new Map<string, string>();
   for (const layer of layers) {

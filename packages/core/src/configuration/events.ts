@@ -1,4 +1,10 @@
-import { HOUR_TIMEFRAMES, isTimeframe, MINUTE_TIMEFRAMES, TIMEFRAMES, type Timeframe } from '../timeframes.ts';
+import {
+  HOUR_TIMEFRAMES,
+  isTimeframe,
+  MINUTE_TIMEFRAMES,
+  TIMEFRAMES,
+  type Timeframe,
+} from '../timeframes.ts';
 
 /** The non-candle events a subscription may name (spec: Valid events). */
 export const UPDATE_EVENTS = ['order_update', 'position_update', 'account_update', 'trade_update'] as const;
@@ -12,7 +18,8 @@ const CANDLE_PREFIX = 'candle_';
 /** Minute timeframes by the number a brace list uses: `{1,5,15}` means 1m, 5m, 15m. */
 const MINUTE_NUMBERS = MINUTE_TIMEFRAMES.map((tf) => tf.slice(0, -1));
 
-const isUpdateEvent = (value: string): value is UpdateEvent => (UPDATE_EVENTS as readonly string[]).includes(value);
+const isUpdateEvent = (value: string): value is UpdateEvent =>
+  (UPDATE_EVENTS as readonly string[]).includes(value);
 
 /**
  * The whole grammar as one regex. It is what the OpenAPI document publishes as the `pattern` of an
@@ -49,7 +56,10 @@ function parseBraceList(pattern: string, body: string): EventPatternResult {
     const tf = `${element}m`;
     if (!MINUTE_NUMBERS.includes(element) || !isTimeframe(tf)) {
       const shown = element === '' ? 'an empty element' : JSON.stringify(element);
-      return invalid(pattern, `${shown} is not a minute timeframe; list some of ${MINUTE_NUMBERS.join(', ')}`);
+      return invalid(
+        pattern,
+        `${shown} is not a minute timeframe; list some of ${MINUTE_NUMBERS.join(', ')}`,
+      );
     }
     timeframes.push(tf);
   }
@@ -70,7 +80,8 @@ function parseCandleBody(pattern: string, body: string): EventPatternResult {
 function parseExact(pattern: string): EventPatternResult {
   if (isUpdateEvent(pattern)) return { ok: true, timeframes: [], updates: [pattern] };
   if (pattern.startsWith(CANDLE_PREFIX)) return parseCandleBody(pattern, pattern.slice(CANDLE_PREFIX.length));
-  if (pattern === 'tick') return invalid(pattern, `tick data is in the catalog but is not subscribable; ${GRAMMAR_HINT}`);
+  if (pattern === 'tick')
+    return invalid(pattern, `tick data is in the catalog but is not subscribable; ${GRAMMAR_HINT}`);
   return invalid(pattern, GRAMMAR_HINT);
 }
 
@@ -194,7 +205,9 @@ const barFields: EventFieldDefinition[] = [
 ];
 
 const nullable = (name: string, type: string, description?: string): EventFieldDefinition =>
-  description === undefined ? { name, type: `${type} or null` } : { name, type: `${type} or null`, description };
+  description === undefined
+    ? { name, type: `${type} or null` }
+    : { name, type: `${type} or null`, description };
 
 const orderFields: EventFieldDefinition[] = [
   { name: 'id', type: 'string' },

@@ -15,7 +15,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
   for (const segment of path) {
     if (typeof segment === 'number') text += `[${segment}]`;
-    else if (typeof segment === 'string' && IDENTIFIER.test(segment)) text += text === '' ? segment : `.${segment}`;
+    else if (typeof segment === 'string' && IDENTIFIER.test(segment))
+      text += text === '' ? segment : `.${segment}`;
     else text += `[${JSON.stringify(String(segment))}]`;
   }
   return text;

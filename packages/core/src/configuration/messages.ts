@@ -43,14 +43,20 @@ export const expecting =
     typeMessage(expected, issue.input);
 
 /** Wording for a failed value constraint: "must be <rule>, got <value>". */
-export const mustBe = (rule: string, input: unknown): string => `must be ${rule}, got ${describeValue(input)}`;
+export const mustBe = (rule: string, input: unknown): string =>
+  `must be ${rule}, got ${describeValue(input)}`;
 
 /** Message for keys a strict object does not know; `hint` explains a key that belongs elsewhere. */
-export function unknownKeysMessage(keys: readonly string[], hint?: (key: string) => string | undefined): string {
+export function unknownKeysMessage(
+  keys: readonly string[],
+  hint?: (key: string) => string | undefined,
+): string {
   const quoted = keys.map((key) => JSON.stringify(key)).join(', ');
   const base = keys.length === 1 ? `unknown key ${quoted}` : `unknown keys ${quoted}`;
   const hints = keys.map((key) => hint?.(key)).filter((text): text is string => text !== undefined);
-  return hints.length > 0 ? `${base} (${hints.join('; ')})` : `${base}; remove ${keys.length === 1 ? 'it' : 'them'}`;
+  return hints.length > 0
+    ? `${base} (${hints.join('; ')})`
+    : `${base}; remove ${keys.length === 1 ? 'it' : 'them'}`;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { uuidPattern } from '../ids.ts';
 import { costsSchema } from './costs.ts';
 import { envIssues } from './env.ts';
 import { eventPatternRegex, parseEventPattern } from './events.ts';
@@ -15,6 +14,12 @@ export const POSITION_MODES = ['netting', 'hedging'] as const;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_DESCRIPTION_LENGTH = 2000;
 
+/**
+ * ids.ts's uuidPattern spelled without the `i` flag, because a JSON Schema `pattern` cannot carry
+ * flags and the published document must accept the same ids the server does.
+ */
+const UUID_ANY_CASE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
 const eventPatternSchema = z
   .string({ error: expecting('an event pattern string such as "candle_1m"') })
   .regex(eventPatternRegex, {
@@ -23,9 +28,14 @@ const eventPatternSchema = z
       return parsed && !parsed.ok ? parsed.reason : mustBe('a valid event pattern', issue.input);
     },
   })
-  .meta({ description: 'An event pattern: candle_<tf>, candle_*, candle_*m, candle_*h, candle_{a,b}m or an update event.' });
+  .meta({
+    description:
+      'An event pattern: candle_<tf>, candle_*, candle_*m, candle_*h, candle_{a,b}m or an update event.',
+  });
 
+/** An empty list is left to the count rule, so that it gets one issue, not two. */
 const hasCandle = (patterns: readonly string[]): boolean =>
+  patterns.length === 0 ||
   patterns.some((pattern) => {
     const parsed = parseEventPattern(pattern);
     return parsed.ok && parsed.timeframes.length > 0;
@@ -35,11 +45,14 @@ const countMessage = (what: string, min: number, max: number) => (issue: { input
   `must hold ${min} to ${max} ${what}, got ${Array.isArray(issue.input) ? issue.input.length : describeValue(issue.input)}`;
 
 const eventsSchema = z
-  .array(eventPatternSchema, { error: expecting(`an array of 1 to ${MAX_EVENTS_PER_SUBSCRIPTION} event patterns`) })
+  .array(eventPatternSchema, {
+    error: expecting(`an array of 1 to ${MAX_EVENTS_PER_SUBSCRIPTION} event patterns`),
+  })
   .min(1, { error: countMessage('event patterns', 1, MAX_EVENTS_PER_SUBSCRIPTION) })
   .max(MAX_EVENTS_PER_SUBSCRIPTION, { error: countMessage('event patterns', 1, MAX_EVENTS_PER_SUBSCRIPTION) })
   .refine(hasCandle, {
-    error: 'must include at least one candle timeframe (for example "candle_1m"); update events alone replay nothing',
+    error:
+      'must include at least one candle timeframe (for example "candle_1m"); update events alone replay nothing',
   })
   .meta({
     description: `1 to ${MAX_EVENTS_PER_SUBSCRIPTION} event patterns, at least one of them a candle timeframe. Expansions are deduplicated.`,
@@ -51,7 +64,10 @@ export const subscriptionSchema = strictObject(
     instrument: z
       .string({ error: expecting('a platform symbol string such as "C:BTCUSD"') })
       .min(1, { error: 'must be a platform symbol such as "C:BTCUSD", not an empty string' })
-      .meta({ description: 'Exact platform symbol from GET /v1/instruments (not the dataSymbol).', examples: ['C:BTCUSD'] }),
+      .meta({
+        description: 'Exact platform symbol from GET /v1/instruments (not the dataSymbol).',
+        examples: ['C:BTCUSD'],
+      }),
     events: eventsSchema,
   },
   'a subscription object {instrument, events}',
@@ -78,28 +94,35 @@ function checkDuplicateInstruments(
 }
 
 const subscriptionsSchema = z
-  .array(subscriptionSchema, { error: expecting(`an array of 1 to ${MAX_SUBSCRIPTIONS} subscription objects`) })
+  .array(subscriptionSchema, {
+    error: expecting(`an array of 1 to ${MAX_SUBSCRIPTIONS} subscription objects`),
+  })
   .min(1, { error: countMessage('subscriptions', 1, MAX_SUBSCRIPTIONS) })
   .max(MAX_SUBSCRIPTIONS, { error: countMessage('subscriptions', 1, MAX_SUBSCRIPTIONS) })
   .superRefine(checkDuplicateInstruments)
   .meta({ description: `1 to ${MAX_SUBSCRIPTIONS} subscriptions, each instrument at most once.` });
 
-const timestampSchema = (description: string) =>
+const timestampSchema = (description: string, example: string) =>
   z
     .string({ error: expecting(`a timestamp ${ISO_TIMESTAMP_FORMAT}`) })
     .regex(isoTimestampPattern, {
       abort: true,
-      error: (issue) => mustBe(`a timestamp ${ISO_TIMESTAMP_FORMAT}, e.g. "2024-01-01T00:00:00Z"`, issue.input),
+      error: (issue) =>
+        mustBe(`a timestamp ${ISO_TIMESTAMP_FORMAT}, e.g. "2024-01-01T00:00:00Z"`, issue.input),
     })
     .refine((value) => parseIsoInstant(value) !== undefined, {
-      error: (issue) => `${describeValue(issue.input)} is not a real date and time (check the day of the month, hours 00-23, minutes and seconds 00-59, offset up to 23:59)`,
+      error: (issue) =>
+        `${describeValue(issue.input)} is not a real date and time (check the day of the month, hours 00-23, minutes and seconds 00-59, offset up to 23:59)`,
     })
-    .meta({ description, examples: ['2024-01-01T00:00:00Z'] });
+    .meta({ description, examples: [example] });
 
 const positionModeSchema = z
   .enum(POSITION_MODES, { error: expecting('"netting" or "hedging"') })
   .default('netting')
-  .meta({ description: 'netting (default): every fill on a symbol collapses into one position; hedging: separate positions.' });
+  .meta({
+    description:
+      'netting (default): every fill on a symbol collapses into one position; hedging: separate positions.',
+  });
 
 const capitalRule = `a number from ${MIN_INITIAL_CAPITAL} to ${MAX_INITIAL_CAPITAL}`;
 const initialCapitalSchema = z
@@ -107,14 +130,17 @@ const initialCapitalSchema = z
   .min(MIN_INITIAL_CAPITAL, { error: (issue) => mustBe(capitalRule, issue.input) })
   .max(MAX_INITIAL_CAPITAL, { error: (issue) => mustBe(capitalRule, issue.input) })
   .default(DEFAULT_INITIAL_CAPITAL)
-  .meta({ description: `Starting capital in USD, ${MIN_INITIAL_CAPITAL} to ${MAX_INITIAL_CAPITAL}. Default ${DEFAULT_INITIAL_CAPITAL}.` });
+  .meta({
+    description: `Starting capital in USD, ${MIN_INITIAL_CAPITAL} to ${MAX_INITIAL_CAPITAL}. Default ${DEFAULT_INITIAL_CAPITAL}.`,
+  });
 
 const envSchema = z
   .record(z.string(), z.string({ error: expecting('a string value') }), {
     error: expecting('an object mapping variable names to string values'),
   })
   .superRefine((env, ctx) => {
-    for (const issue of envIssues(env, [])) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    for (const issue of envIssues(env, []))
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   })
   .meta({
     description:
@@ -128,8 +154,14 @@ const envSchema = z
 /** The fields both schemas share, in the order their errors are reported. */
 export const configurationFieldsShape = {
   subscriptions: subscriptionsSchema,
-  startTime: timestampSchema('Inclusive start of the replay window, any time of day.'),
-  endTime: timestampSchema('Exclusive end of the replay window; must be after startTime.'),
+  startTime: timestampSchema(
+    'Inclusive start of the replay window, any time of day.',
+    '2024-01-01T00:00:00Z',
+  ),
+  endTime: timestampSchema(
+    'Exclusive end of the replay window; must be after startTime.',
+    '2024-02-01T00:00:00Z',
+  ),
   positionMode: positionModeSchema,
   initialCapital: initialCapitalSchema,
   env: envSchema.optional(),
@@ -138,9 +170,10 @@ export const configurationFieldsShape = {
 
 /** `endTime` after `startTime`, compared exactly (sub-millisecond digits included). */
 function checkWindow(value: { startTime: string; endTime: string }, ctx: z.RefinementCtx<unknown>): void {
+  // Zod may still run this after continuable issues elsewhere; a bad timestamp has its own issue.
+  if (typeof value.startTime !== 'string' || typeof value.endTime !== 'string') return;
   const start = parseIsoInstant(value.startTime);
   const end = parseIsoInstant(value.endTime);
-  // A malformed timestamp has its own issue already; the window is only judged between two instants.
   if (start === undefined || end === undefined || compareInstants(end, start) > 0) return;
   ctx.addIssue({
     code: 'custom',
@@ -149,7 +182,12 @@ function checkWindow(value: { startTime: string; endTime: string }, ctx: z.Refin
   });
 }
 
-export const configurationFieldsSchema = strictObject(configurationFieldsShape, 'a JSON object', undefined, true).superRefine(checkWindow);
+export const configurationFieldsSchema = strictObject(
+  configurationFieldsShape,
+  'a JSON object',
+  undefined,
+  true,
+).superRefine(checkWindow);
 
 const savedOnlyHint = (key: string): string | undefined =>
   key === 'name' || key === 'description' || key === 'isActive'
@@ -165,7 +203,9 @@ export const inlineConfigurationSchema = strictObject(
   {
     strategyVersionId: z
       .string({ error: expecting('a strategy version id (UUID)') })
-      .regex(uuidPattern, { error: (issue) => mustBe('a UUID such as "00000000-0000-4000-8000-000000000001"', issue.input) })
+      .regex(UUID_ANY_CASE, {
+        error: (issue) => mustBe('a UUID such as "00000000-0000-4000-8000-000000000001"', issue.input),
+      })
       .meta({ description: 'The strategy version to run.', format: 'uuid' }),
     ...configurationFieldsShape,
   },
@@ -174,7 +214,10 @@ export const inlineConfigurationSchema = strictObject(
   true,
 )
   .superRefine(checkWindow)
-  .meta({ description: 'Inline scenario configuration (POST .../scenarios). Unknown keys and null values are rejected.' });
+  .meta({
+    description:
+      'Inline scenario configuration (POST .../scenarios). Unknown keys and null values are rejected.',
+  });
 
 export const savedConfigurationSchema = strictObject(
   {
@@ -205,7 +248,10 @@ export const savedConfigurationSchema = strictObject(
   true,
 )
   .superRefine(checkWindow)
-  .meta({ description: 'Saved scenario configuration (/v1/configurations). Unknown keys and null values are rejected.' });
+  .meta({
+    description:
+      'Saved scenario configuration (/v1/configurations). Unknown keys and null values are rejected.',
+  });
 
 /** What a client sends (defaults may be omitted). */
 export type InlineConfigurationInput = z.input<typeof inlineConfigurationSchema>;

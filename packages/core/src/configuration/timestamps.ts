@@ -64,7 +64,8 @@ export function parseIsoInstant(text: string): IsoInstant | undefined {
     offsetMinutes = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
   const millis = Number(fraction.slice(0, 3).padEnd(3, '0'));
-  const local = daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+  const local =
+    daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
   return { ms: local - offsetMinutes * MS_PER_MINUTE, subMs: fraction.slice(3).replace(/0+$/, '') };
 }
 

@@ -1,6 +1,7 @@
 import argon2 from 'argon2';
 
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id });
+export const hashPassword = (password: string): Promise<string> =>
+  argon2.hash(password, { type: argon2.argon2id });
 
 export const verifyPassword = async (hash: string, password: string): Promise<boolean> => {
   try {

@@ -10,7 +10,11 @@ export interface SessionToken {
   expiresAt: Date;
 }
 
-export async function issueSessionToken(secret: Uint8Array, userId: string, now = new Date()): Promise<SessionToken> {
+export async function issueSessionToken(
+  secret: Uint8Array,
+  userId: string,
+  now = new Date(),
+): Promise<SessionToken> {
   const issuedAt = Math.floor(now.getTime() / 1000);
   const expiresAt = new Date((issuedAt + SESSION_TTL_SECONDS) * 1000);
   const token = await new SignJWT({})
@@ -27,7 +31,11 @@ export async function issueSessionToken(secret: Uint8Array, userId: string, now 
 /** Returns the user id of a valid, unexpired session token, or undefined. */
 export async function verifySessionToken(secret: Uint8Array, token: string): Promise<string | undefined> {
   try {
-    const { payload } = await jwtVerify(token, secret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, secret, {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ['HS256'],
+    });
     return typeof payload.sub === 'string' ? payload.sub : undefined;
   } catch {
     return undefined;

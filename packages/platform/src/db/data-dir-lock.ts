@@ -17,7 +17,7 @@ export class DataDirLockedError extends Error {
     readonly pid: number,
   ) {
     super(
-      `The embedded store in ${dataDir} is in use by ${Number.isInteger(pid) ? `process ${pid}` : "another process"}. Stop that process (or use another HINDSIGHT_DATA_DIR), or set DATABASE_URL so several processes share a PostgreSQL server.`,
+      `The embedded store in ${dataDir} is in use by ${Number.isInteger(pid) ? `process ${pid}` : 'another process'}. Stop that process (or use another HINDSIGHT_DATA_DIR), or set DATABASE_URL so several processes share a PostgreSQL server.`,
     );
     this.name = 'DataDirLockedError';
   }

@@ -31,7 +31,9 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-function presentedCredential(request: FastifyRequest): { kind: 'header-key' | 'bearer'; value: string } | undefined {
+function presentedCredential(
+  request: FastifyRequest,
+): { kind: 'header-key' | 'bearer'; value: string } | undefined {
   const key = request.headers['x-api-key'];
   if (typeof key === 'string' && key.length > 0) return { kind: 'header-key', value: key };
   const authorization = request.headers.authorization;

@@ -26,7 +26,10 @@ function fromValidation(error: FastifyError): ApiError {
   }));
   const first = issues[0];
   const message = first ? `${first.path}: ${first.message}` : 'The request is invalid.';
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''} in details)` : '';
+  const more =
+    issues.length > 1
+      ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''} in details)`
+      : '';
   return new ApiError('BAD_REQUEST', message + more, JSON.stringify(issues));
 }
 
@@ -63,6 +66,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const body = apiError.toBody();
     if (apiError.code === 'INTERNAL_ERROR') body.error.message += ` Request id: ${request.id}.`;
     // Errors bypass response schemas so a failure can never turn into a serialization failure.
-    return reply.code(apiError.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+    return reply
+      .code(apiError.status)
+      .type('application/json; charset=utf-8')
+      .serializer(JSON.stringify)
+      .send(body);
   });
 }

@@ -4,9 +4,14 @@ import { z } from 'zod';
 export const errorBody = z
   .object({
     error: z.object({
-      code: z.string().meta({ description: 'Stable machine-readable code; branch on this, never on message.' }),
+      code: z
+        .string()
+        .meta({ description: 'Stable machine-readable code; branch on this, never on message.' }),
       message: z.string(),
-      details: z.string().optional().meta({ description: 'Serialized report for some codes, e.g. every validation issue.' }),
+      details: z
+        .string()
+        .optional()
+        .meta({ description: 'Serialized report for some codes, e.g. every validation issue.' }),
     }),
   })
   .meta({ id: 'Error' });
@@ -25,13 +30,7 @@ export const collection = <T extends z.ZodType>(item: T) =>
 export const isoTimestamp = z.string().meta({ description: 'ISO-8601 UTC timestamp.', format: 'date-time' });
 
 export const pageQuery = {
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .meta({ description: 'Page size, 1 to 100.' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' }),
   cursor: z.string().min(1).optional().meta({ description: '`nextCursor` of the previous page, verbatim.' }),
 };
 
@@ -52,7 +51,9 @@ export const security: Record<'key' | 'session' | 'public', SecurityRequirements
 };
 
 /** Dates leave the API as ISO-8601 strings. */
-export type Wire<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | undefined ? string | undefined : T[K] };
+export type Wire<T> = {
+  [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | undefined ? string | undefined : T[K];
+};
 
 export function toWire<T extends object>(record: T): Wire<T> {
   const out: Record<string, unknown> = {};

@@ -27,11 +27,13 @@ export interface ServerOptions {
 }
 
 /** Builds the management API: one plugin per resource, sharing auth, errors and schemas. */
-export async function buildServer(ctx: PlatformContext, options: ServerOptions = {}): Promise<FastifyInstance> {
+export async function buildServer(
+  ctx: PlatformContext,
+  options: ServerOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info' },
     bodyLimit: BODY_LIMIT_BYTES,
-    disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -53,7 +55,12 @@ export async function buildServer(ctx: PlatformContext, options: ServerOptions =
         securitySchemes: {
           ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key sent as a bearer token.' },
-          SessionAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Web-app session token.' },
+          SessionAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'Web-app session token.',
+          },
         },
       },
     },

@@ -6,6 +6,7 @@
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 interface PlannedOperation {
+  operationId: string;
   method: Method;
   path: string;
   summary: string;
@@ -36,15 +37,27 @@ const jsonBody = (description: string) => ({
 });
 
 const scenarioListQuery = [
-  { name: 'limit', description: 'Page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+  {
+    name: 'limit',
+    description: 'Page size, 1 to 100 (default 20).',
+    schema: { type: 'integer', minimum: 1, maximum: 100 },
+  },
   { name: 'cursor', description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
   {
     name: 'state',
     description: 'Filter by state.',
     schema: { type: 'string', enum: ['QUEUED', 'PENDING', 'RUNNING', 'COMPLETE', 'FAILED', 'CANCELLED'] },
   },
-  { name: 'strategyVersionId', description: 'Filter by version.', schema: { type: 'string', format: 'uuid' } },
-  { name: 'isCompleted', description: '`true` or `false`.', schema: { type: 'string', enum: ['true', 'false'] } },
+  {
+    name: 'strategyVersionId',
+    description: 'Filter by version.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  {
+    name: 'isCompleted',
+    description: '`true` or `false`.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
   { name: 'createdAfter', description: 'RFC 3339.', schema: { type: 'string', format: 'date-time' } },
   { name: 'createdBefore', description: 'RFC 3339.', schema: { type: 'string', format: 'date-time' } },
   { name: 'instruments', description: 'Comma-separated platform symbols.', schema: { type: 'string' } },
@@ -54,8 +67,15 @@ const versions = '/v1/strategies/{strategy_id}/versions';
 const scenarios = '/v1/strategies/{strategy_id}/scenarios';
 
 export const plannedOperations: PlannedOperation[] = [
-  { method: 'get', path: versions, summary: 'List versions', statuses: [400, 401, 403, 404] },
   {
+    operationId: 'listVersions',
+    method: 'get',
+    path: versions,
+    summary: 'List versions',
+    statuses: [400, 401, 403, 404],
+  },
+  {
+    operationId: 'createVersion',
     method: 'post',
     path: versions,
     summary: 'Create a version',
@@ -65,8 +85,15 @@ export const plannedOperations: PlannedOperation[] = [
     requestBody: jsonBody('{label?, description?, metadata?}'),
     success: { status: 201, description: 'Created version plus repositoryUrl and accessToken.' },
   },
-  { method: 'get', path: `${versions}/{version_id}`, summary: 'Get a version', statuses: [400, 401, 403, 404] },
   {
+    operationId: 'getVersion',
+    method: 'get',
+    path: `${versions}/{version_id}`,
+    summary: 'Get a version',
+    statuses: [400, 401, 403, 404],
+  },
+  {
+    operationId: 'updateVersion',
     method: 'patch',
     path: `${versions}/{version_id}`,
     summary: 'Update version metadata',
@@ -74,13 +101,21 @@ export const plannedOperations: PlannedOperation[] = [
     requestBody: jsonBody('{label?, description?, metadata?}'),
   },
   {
+    operationId: 'evictVersionImage',
     method: 'delete',
     path: `${versions}/{version_id}/image`,
     summary: 'Evict the version image for good',
     statuses: [400, 401, 403, 404],
   },
-  { method: 'get', path: '/v1/scenarios/{scenario_id}', summary: 'Get a scenario', statuses: [400, 401, 403, 404] },
   {
+    operationId: 'getScenario',
+    method: 'get',
+    path: '/v1/scenarios/{scenario_id}',
+    summary: 'Get a scenario',
+    statuses: [400, 401, 403, 404],
+  },
+  {
+    operationId: 'listScenarios',
     method: 'get',
     path: scenarios,
     summary: 'List scenarios',
@@ -88,6 +123,7 @@ export const plannedOperations: PlannedOperation[] = [
     query: scenarioListQuery,
   },
   {
+    operationId: 'createScenario',
     method: 'post',
     path: scenarios,
     summary: 'Create a scenario',
@@ -100,6 +136,7 @@ export const plannedOperations: PlannedOperation[] = [
     success: { status: 201, description: 'Created scenario (QUEUED).' },
   },
   {
+    operationId: 'createScenarioBatch',
     method: 'post',
     path: `${scenarios}/batch`,
     summary: 'Create several scenarios',
@@ -109,6 +146,7 @@ export const plannedOperations: PlannedOperation[] = [
     success: { status: 201, description: 'Created scenarios plus requested and dropped.' },
   },
   {
+    operationId: 'createScenariosFromConfigs',
     method: 'post',
     path: `${scenarios}/from-configs`,
     summary: 'Create one scenario per saved configuration',
@@ -116,8 +154,15 @@ export const plannedOperations: PlannedOperation[] = [
     requestBody: jsonBody('A strategy version id and saved configuration ids.'),
     success: { status: 201, description: 'One labelled result per requested configuration, in order.' },
   },
-  { method: 'get', path: `${scenarios}/{scenario_id}`, summary: 'Get a scenario', statuses: [400, 401, 403, 404] },
   {
+    operationId: 'getStrategyScenario',
+    method: 'get',
+    path: `${scenarios}/{scenario_id}`,
+    summary: 'Get a scenario',
+    statuses: [400, 401, 403, 404],
+  },
+  {
+    operationId: 'deleteScenario',
     method: 'delete',
     path: `${scenarios}/{scenario_id}`,
     summary: 'Delete a scenario',
@@ -125,6 +170,7 @@ export const plannedOperations: PlannedOperation[] = [
     success: { status: 204, description: 'Deleted.' },
   },
   {
+    operationId: 'cancelScenario',
     method: 'post',
     path: `${scenarios}/{scenario_id}/cancel`,
     summary: 'Cancel a scenario',
@@ -132,6 +178,7 @@ export const plannedOperations: PlannedOperation[] = [
   },
   ...(['metadata', 'trades', 'timeseries'] as const).map(
     (file): PlannedOperation => ({
+      operationId: `download${file[0]?.toUpperCase()}${file.slice(1)}`,
       method: 'get',
       path: `${scenarios}/{scenario_id}/${file}`,
       summary: `Download the ${file} file (zstd)`,
@@ -140,12 +187,14 @@ export const plannedOperations: PlannedOperation[] = [
     }),
   ),
   {
+    operationId: 'getScenarioMetrics',
     method: 'get',
     path: `${scenarios}/{scenario_id}/metrics`,
     summary: 'Get the metrics of a completed scenario',
     statuses: [400, 401, 403, 404],
   },
   {
+    operationId: 'compareScenarios',
     method: 'post',
     path: '/v1/scenarios/compare',
     summary: 'Compare completed scenarios',
@@ -165,20 +214,32 @@ const pathParameters = (path: string) =>
 function operationObject(op: PlannedOperation): Record<string, unknown> {
   const success = op.success ?? { status: 200, description: 'Success.' };
   const responses: Record<string, unknown> = {
-    [success.status]: { description: success.description, ...(success.content && { content: success.content }) },
+    [success.status]: {
+      description: success.description,
+      ...(success.content && { content: success.content }),
+    },
   };
   for (const status of op.statuses) {
-    responses[status] = { description: statusText[status], content: { 'application/json': { schema: errorRef } } };
+    responses[status] = {
+      description: statusText[status],
+      content: { 'application/json': { schema: errorRef } },
+    };
   }
   return {
     tags: ['Planned'],
+    operationId: op.operationId,
     summary: op.summary,
     description: `${op.description ? `${op.description} ` : ''}Planned: documented by the spec, not yet served by this build.`,
     'x-hindsight-availability': 'planned',
     security: [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
     parameters: [
       ...pathParameters(op.path),
-      ...(op.query ?? []).map((q) => ({ name: q.name, in: 'query', description: q.description, schema: q.schema })),
+      ...(op.query ?? []).map((q) => ({
+        name: q.name,
+        in: 'query',
+        description: q.description,
+        schema: q.schema,
+      })),
     ],
     ...(op.requestBody && { requestBody: op.requestBody }),
     responses,

@@ -2,7 +2,14 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashApiKey } from '../auth/api-key-values.ts';
 import type { Db } from '../db/database.ts';
 import { apiKeys } from '../db/schema.ts';
-import { afterKey, type CursorCodec, newestFirst, type Page, type PageRequest, toPage } from './pagination.ts';
+import {
+  afterKey,
+  type CursorCodec,
+  newestFirst,
+  type Page,
+  type PageRequest,
+  toPage,
+} from './pagination.ts';
 
 export interface ApiKeyRecord {
   prefix: string;
@@ -86,7 +93,10 @@ export class ApiKeyRepository {
       .where(
         and(
           eq(apiKeys.prefix, row.prefix),
-          or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
+          or(
+            isNull(apiKeys.lastUsedAt),
+            lt(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS)),
+          ),
         ),
       );
     return row.userId;

@@ -4,7 +4,14 @@ import type { Db } from '../db/database.ts';
 import { pgErrorCode } from '../db/errors.ts';
 import { configurations } from '../db/schema.ts';
 import { missingOwnedResource } from './ownership.ts';
-import { afterKey, type CursorCodec, newestFirst, type Page, type PageRequest, toPage } from './pagination.ts';
+import {
+  afterKey,
+  type CursorCodec,
+  newestFirst,
+  type Page,
+  type PageRequest,
+  toPage,
+} from './pagination.ts';
 
 /** The run settings a saved configuration holds (everything but its name, description and flag). */
 export interface ConfigurationSettings {
@@ -119,7 +126,12 @@ export class ConfigurationRepository {
   }
 
   /** Replaces the whole configuration (decision 26): omitted optional fields return to their defaults. */
-  async replace(ownerId: string, id: string, input: ConfigurationInput, now = new Date()): Promise<Configuration> {
+  async replace(
+    ownerId: string,
+    id: string,
+    input: ConfigurationInput,
+    now = new Date(),
+  ): Promise<Configuration> {
     const [row] = await this.db
       .update(configurations)
       .set({
@@ -151,7 +163,8 @@ export class ConfigurationRepository {
       }
       throw error;
     }
-    if (deleted.length === 0) throw await missingOwnedResource(this.db, configurations, id, `Configuration ${id}`);
+    if (deleted.length === 0)
+      throw await missingOwnedResource(this.db, configurations, id, `Configuration ${id}`);
   }
 
   async clone(ownerId: string, id: string, now = new Date()): Promise<Configuration> {

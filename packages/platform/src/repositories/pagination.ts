@@ -27,20 +27,28 @@ export class CursorCodec {
   constructor(private readonly secret: Uint8Array) {}
 
   encode(list: string, key: PageKey): string {
-    const payload = Buffer.from(JSON.stringify([list, key.createdAt.toISOString(), key.id])).toString('base64url');
+    const payload = Buffer.from(JSON.stringify([list, key.createdAt.toISOString(), key.id])).toString(
+      'base64url',
+    );
     return `${payload}.${this.sign(payload)}`;
   }
 
   decode(list: string, cursor: string): PageKey {
     const [payload, signature, extra] = cursor.split('.');
-    if (!payload || !signature || extra !== undefined || !this.verify(payload, signature)) throw invalidCursor();
+    if (!payload || !signature || extra !== undefined || !this.verify(payload, signature))
+      throw invalidCursor();
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     } catch {
       throw invalidCursor();
     }
-    if (!Array.isArray(parsed) || parsed[0] !== list || typeof parsed[1] !== 'string' || typeof parsed[2] !== 'string') {
+    if (
+      !Array.isArray(parsed) ||
+      parsed[0] !== list ||
+      typeof parsed[1] !== 'string' ||
+      typeof parsed[2] !== 'string'
+    ) {
       throw invalidCursor();
     }
     return { createdAt: new Date(parsed[1]), id: parsed[2] };
@@ -58,7 +66,9 @@ export class CursorCodec {
 }
 
 const invalidCursor = () =>
-  badRequest('cursor: not a cursor this list issued; pass back nextCursor verbatim, or omit cursor for the first page.');
+  badRequest(
+    'cursor: not a cursor this list issued; pass back nextCursor verbatim, or omit cursor for the first page.',
+  );
 
 /** The condition "strictly after `key`" in newest-first order. */
 export function afterKey(createdAt: PgColumn, id: PgColumn, key: PageKey): SQL {

@@ -3,7 +3,14 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { autoRunBindings, configurations, strategies } from '../db/schema.ts';
 import { missingOwnedResource } from './ownership.ts';
-import { afterKey, type CursorCodec, newestFirst, type Page, type PageRequest, toPage } from './pagination.ts';
+import {
+  afterKey,
+  type CursorCodec,
+  newestFirst,
+  type Page,
+  type PageRequest,
+  toPage,
+} from './pagination.ts';
 
 export interface Strategy {
   strategyId: string;
@@ -115,7 +122,12 @@ export class StrategyRepository {
   }
 
   /** Replaces the set of configurations that run automatically on each new version of the strategy. */
-  async setAutoRunConfigs(ownerId: string, id: string, configIds: string[], now = new Date()): Promise<string[]> {
+  async setAutoRunConfigs(
+    ownerId: string,
+    id: string,
+    configIds: string[],
+    now = new Date(),
+  ): Promise<string[]> {
     return this.db.transaction(async (tx) => {
       const [strategy] = await tx
         .select({ status: strategies.status })
@@ -134,7 +146,9 @@ export class StrategyRepository {
       }
       await tx.delete(autoRunBindings).where(eq(autoRunBindings.strategyId, id));
       if (unique.length > 0) {
-        await tx.insert(autoRunBindings).values(unique.map((configId) => ({ strategyId: id, configId, createdAt: now })));
+        await tx
+          .insert(autoRunBindings)
+          .values(unique.map((configId) => ({ strategyId: id, configId, createdAt: now })));
       }
       return unique;
     });
@@ -159,7 +173,8 @@ export class StrategyRepository {
   }
 }
 
-const archivedConflict = (id: string) => conflict(`Strategy ${id} is archived; archived strategies cannot be changed.`);
+const archivedConflict = (id: string) =>
+  conflict(`Strategy ${id} is archived; archived strategies cannot be changed.`);
 
 /** A config id in an auto-run body that the caller does not own (400 per the spec's statuses). */
 export class UnknownConfigIdError extends Error {

@@ -22,7 +22,10 @@ export class UserRepository {
   }
 
   async findByEmail(email: string): Promise<(User & { passwordHash: string }) | undefined> {
-    const [row] = await this.db.select().from(users).where(eq(users.email, normalizeEmail(email)));
+    const [row] = await this.db
+      .select()
+      .from(users)
+      .where(eq(users.email, normalizeEmail(email)));
     return row;
   }
 
@@ -59,7 +62,10 @@ export class UserRepository {
         .set({ passwordHash: await hashPassword(password) })
         .where(eq(users.id, existing.id));
     }
-    return { user: { id: existing.id, email: existing.email, createdAt: existing.createdAt }, created: false };
+    return {
+      user: { id: existing.id, email: existing.email, createdAt: existing.createdAt },
+      created: false,
+    };
   }
 
   async authenticate(email: string, password: string): Promise<User | undefined> {

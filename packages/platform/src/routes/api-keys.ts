@@ -6,7 +6,15 @@ import { apiKeyPrefixPattern } from '../auth/api-key-values.ts';
 import { principalOf } from '../http/authentication.ts';
 import type { PlatformContext } from '../http/context.ts';
 import { nameField } from '../http/fields.ts';
-import { collection, envelope, errorResponses, isoTimestamp, pageQuery, security, toWire } from '../http/schemas.ts';
+import {
+  collection,
+  envelope,
+  errorResponses,
+  isoTimestamp,
+  pageQuery,
+  security,
+  toWire,
+} from '../http/schemas.ts';
 
 const apiKeySchema = z
   .object({
@@ -18,7 +26,9 @@ const apiKeySchema = z
   .meta({ id: 'ApiKey' });
 
 const createdApiKeySchema = apiKeySchema
-  .extend({ key: z.string().meta({ description: 'The full key. Shown only in this response; store it now.' }) })
+  .extend({
+    key: z.string().meta({ description: 'The full key. Shown only in this response; store it now.' }),
+  })
   .meta({ id: 'CreatedApiKey' });
 
 const tags = ['API keys'];
@@ -32,6 +42,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'listApiKeys',
         summary: "List the caller's API keys",
         security: security.session,
         querystring: z.object(pageQuery),
@@ -50,6 +61,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'createApiKey',
         summary: 'Create an API key',
         description: 'The response carries the full key once; only a hash is kept.',
         security: security.session,
@@ -69,6 +81,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description: 'Takes effect on the next request made with the key.',
         security: security.session,
@@ -81,7 +94,8 @@ export async function apiKeyRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       if (!apiKeyPrefixPattern.test(prefix)) {
         throw badRequest(`prefix: "${prefix}" is not a key prefix (8 letters or digits).`);
       }
-      if (!(await ctx.apiKeys.revoke(principalOf(request).userId, prefix))) throw notFound(`API key ${prefix}`);
+      if (!(await ctx.apiKeys.revoke(principalOf(request).userId, prefix)))
+        throw notFound(`API key ${prefix}`);
       return reply.code(204).send(null);
     },
   );

@@ -19,7 +19,10 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformC
           email: z.string({ error: notNullMessage('a string') }).min(1, 'is required'),
           password: z.string({ error: notNullMessage('a string') }).min(1, 'is required'),
         }),
-        response: { 200: envelope(z.object({ token: z.string(), expiresAt: isoTimestamp })), ...errorResponses(400, 401) },
+        response: {
+          200: envelope(z.object({ token: z.string(), expiresAt: isoTimestamp })),
+          ...errorResponses(400, 401),
+        },
       },
     },
     async (request) => {

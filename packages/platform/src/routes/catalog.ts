@@ -10,13 +10,17 @@ const day = z.string().meta({ description: 'UTC day, YYYY-MM-DD.', format: 'date
 
 export const instrumentSchema = z
   .object({
-    symbol: z.string().meta({ description: 'Platform symbol `<C|F|S>:<PAIR>`; what configurations reference.' }),
+    symbol: z
+      .string()
+      .meta({ description: 'Platform symbol `<C|F|S>:<PAIR>`; what configurations reference.' }),
     name: z.string(),
     market: z.enum(MARKET_IDS as [string, ...string[]]),
     dataSymbol: z.string().meta({ description: 'Internal identifier. Not accepted in configurations.' }),
     underlying: z.string(),
     denomination: z.string(),
-    dataStartDate: day.optional().meta({ description: 'First UTC day with stored data; omitted when coming soon.' }),
+    dataStartDate: day
+      .optional()
+      .meta({ description: 'First UTC day with stored data; omitted when coming soon.' }),
     dataEndDate: day.optional().meta({ description: 'Last UTC day the store holds (decision 31).' }),
     granularities: z.array(z.string()),
     status: z.enum(INSTRUMENT_STATUSES),
@@ -40,7 +44,11 @@ const caseInsensitive = (values: readonly string[]) =>
     .optional()
     .meta({ description: `One of ${values.join(', ')} (case-insensitive).` })
     .superRefine((value, ctx) => {
-      if (value !== undefined && !values.includes(value.toUpperCase()) && !values.includes(value.toLowerCase())) {
+      if (
+        value !== undefined &&
+        !values.includes(value.toUpperCase()) &&
+        !values.includes(value.toLowerCase())
+      ) {
         ctx.addIssue({ code: 'custom', message: `"${value}" is not one of ${values.join(', ')}` });
       }
     });
@@ -57,6 +65,7 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
       config,
       schema: {
         tags,
+        operationId: 'listInstruments',
         summary: 'List instruments',
         security: security.public,
         querystring: z.object({
@@ -70,7 +79,9 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
       const market = request.query.market?.toUpperCase();
       const status = request.query.status?.toLowerCase();
       const all = await ctx.catalog.all();
-      return { data: all.filter((i) => (!market || i.market === market) && (!status || i.status === status)) };
+      return {
+        data: all.filter((i) => (!market || i.market === market) && (!status || i.status === status)),
+      };
     },
   );
 
@@ -80,6 +91,7 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
       config,
       schema: {
         tags,
+        operationId: 'listMarkets',
         summary: 'List markets',
         security: security.public,
         response: { 200: envelope(z.array(marketSchema)) },
@@ -94,6 +106,7 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
       config,
       schema: {
         tags,
+        operationId: 'searchInstruments',
         summary: 'Search instruments',
         description: 'Case-insensitive substring match on symbol and name.',
         security: security.public,
@@ -108,7 +121,8 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
     },
     async (request) => {
       const q = request.query.q.toLowerCase();
-      const matches = (i: Instrument) => i.symbol.toLowerCase().includes(q) || i.name.toLowerCase().includes(q);
+      const matches = (i: Instrument) =>
+        i.symbol.toLowerCase().includes(q) || i.name.toLowerCase().includes(q);
       return { data: (await ctx.catalog.all()).filter(matches) };
     },
   );
@@ -119,6 +133,7 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
       config,
       schema: {
         tags,
+        operationId: 'getInstrument',
         summary: 'Get an instrument',
         description: 'Exact platform symbol, e.g. `C:BTCUSD`.',
         security: security.public,
@@ -134,4 +149,3 @@ export async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx: Platfo
     },
   );
 }
-

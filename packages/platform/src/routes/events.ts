@@ -24,7 +24,9 @@ const eventFieldSchema: z.ZodType<{
 
 const eventDefinitionSchema = z
   .object({
-    kind: z.string().meta({ description: 'What a subscription names; `candle_<timeframe>` stands for the grammar.' }),
+    kind: z
+      .string()
+      .meta({ description: 'What a subscription names; `candle_<timeframe>` stands for the grammar.' }),
     wireType: z.string().meta({ description: 'The `type` of the WebSocket message carrying the event.' }),
     description: z.string(),
     eventTypes: z.array(z.string()).meta({ description: 'Values of the message `event` field, if any.' }),
@@ -46,6 +48,7 @@ export async function eventRoutes(app: FastifyInstance) {
       config: { auth: 'public' },
       schema: {
         tags: ['Reference'],
+        operationId: 'listEvents',
         summary: 'List event definitions',
         description: 'Every subscribable event kind with its payload, and the candle pattern grammar.',
         security: security.public,

@@ -1,7 +1,7 @@
+import { badRequest } from '@hindsight/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { badRequest } from '@hindsight/core';
 import { principalOf } from '../http/authentication.ts';
 import type { PlatformContext } from '../http/context.ts';
 import { descriptionField, nameField, notNullMessage } from '../http/fields.ts';
@@ -35,11 +35,16 @@ export const strategySchema = z
 const createBody = z.strictObject({ name: nameField(), description: descriptionField().optional() });
 const updateBody = z
   .strictObject({ name: nameField().optional(), description: descriptionField().optional() })
-  .refine((b) => b.name !== undefined || b.description !== undefined, 'give at least one of name and description');
+  .refine(
+    (b) => b.name !== undefined || b.description !== undefined,
+    'give at least one of name and description',
+  );
 const autoRunBody = z
   .strictObject({
     configIds: z
-      .array(z.uuid('must be a configuration id (UUID)'), { error: notNullMessage('an array of configuration ids') })
+      .array(z.uuid('must be a configuration id (UUID)'), {
+        error: notNullMessage('an array of configuration ids'),
+      })
       .max(100, 'at most 100 configurations can auto-run'),
   })
   .meta({ id: 'AutoRunConfigsRequest' });
@@ -61,6 +66,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       config: { auth: 'key' },
       schema: {
         tags,
+        operationId: 'listStrategies',
         summary: 'List strategies',
         security: security.key,
         querystring: z.object({
@@ -87,6 +93,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       config: { auth: 'key' },
       schema: {
         tags,
+        operationId: 'createStrategy',
         summary: 'Create a strategy',
         security: security.key,
         body: createBody,
@@ -107,6 +114,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       preValidation: loadStrategy,
       schema: {
         tags,
+        operationId: 'getStrategy',
         summary: 'Get a strategy',
         security: security.key,
         params: idParams,
@@ -123,6 +131,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       preValidation: loadStrategy,
       schema: {
         tags,
+        operationId: 'updateStrategy',
         summary: 'Update a strategy',
         description: 'Changes `name` and/or `description`. An archived strategy cannot be updated (409).',
         security: security.key,
@@ -132,7 +141,9 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       },
     },
     async (request) => ({
-      data: present(await ctx.strategies.update(principalOf(request).userId, request.params.strategy_id, request.body)),
+      data: present(
+        await ctx.strategies.update(principalOf(request).userId, request.params.strategy_id, request.body),
+      ),
     }),
   );
 
@@ -143,11 +154,16 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       preValidation: loadStrategy,
       schema: {
         tags,
+        operationId: 'archiveStrategy',
         summary: 'Archive a strategy',
-        description: 'Archives the strategy (it stays readable by id). Archiving an archived strategy is 409.',
+        description:
+          'Archives the strategy (it stays readable by id). Archiving an archived strategy is 409.',
         security: security.key,
         params: idParams,
-        response: { 204: z.null().meta({ description: 'Archived.' }), ...errorResponses(400, 401, 403, 404, 409) },
+        response: {
+          204: z.null().meta({ description: 'Archived.' }),
+          ...errorResponses(400, 401, 403, 404, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -163,6 +179,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       preValidation: loadStrategy,
       schema: {
         tags,
+        operationId: 'setAutoRunConfigs',
         summary: 'Set the configurations auto-run on new versions',
         description:
           'Replaces the whole set: `configIds` lists saved configurations (of your account) that run automatically against every new version of this strategy. An empty list clears it. A configuration bound here cannot be deleted (409).',

@@ -23,6 +23,7 @@ export async function templateRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       config: { auth: 'public' },
       schema: {
         tags: ['Reference'],
+        operationId: 'listTemplates',
         summary: 'List strategy starter templates',
         security: security.public,
         response: { 200: envelope(z.array(templateSchema)) },

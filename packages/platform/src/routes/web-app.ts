@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { notFound } from '@hindsight/core';
+import type { FastifyInstance } from 'fastify';
 
 /**
  * Every other `/v1` path is the web app (decision 32: 200 text/html). Until the web-app issue lands

@@ -18,10 +18,15 @@ export interface Template extends z.infer<typeof templateManifest> {
   files: string[];
 }
 
-export async function readTemplates(examplesDir: string, warn: (message: string) => void): Promise<Template[]> {
+export async function readTemplates(
+  examplesDir: string,
+  warn: (message: string) => void,
+): Promise<Template[]> {
   let folders: string[];
   try {
-    folders = (await readdir(examplesDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    folders = (await readdir(examplesDir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return [];
   }

@@ -1,5 +1,5 @@
 import { after, before } from 'node:test';
-import { readSettings, type RunningPlatform, startPlatform } from '@hindsight/platform';
+import { type RunningPlatform, readSettings, startPlatform } from '@hindsight/platform';
 import { ApiClient, type Credentials } from './api-client.ts';
 import type { FreshStore, StorageBackend } from './storage-backends.ts';
 
