@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../bin/hindsight.js', import.meta.url));
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith('HINDSIGHT_') && k !== 'DATABASE_URL'),
+);
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...cleanEnv, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `hindsight start` and resolves with its banner once it is listening. */
+function start(env: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'start', '--port', '0'], {
+      env: { ...cleanEnv, HINDSIGHT_LOG_LEVEL: 'warn', ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('API docs:')) resolve({ child, banner: out });
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('close', (code) => reject(new Error(`start exited ${code}: ${err}${out}`)));
+  });
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.removeAllListeners('close');
+    child.on('close', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'hindsight-cli-'));
+
+describe('hindsight CLI', () => {
+  it('lists its commands with --help', async () => {
+    const { code, stdout } = await run(['--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /start/);
+    assert.match(stdout, /users/);
+  });
+
+  it('stops on an invalid setting with one line naming the variable', async () => {
+    const { code, stderr } = await run(['start'], {
+      HINDSIGHT_PORT: 'eighty',
+      HINDSIGHT_DATA_DIR: dataDir(),
+    });
+    assert.equal(code, 2);
+    assert.equal(stderr.trim().split('\n').length, 1);
+    assert.match(stderr, /^hindsight: HINDSIGHT_PORT: /);
+  });
+
+  it('starts with a demo user and a working API key, refuses a second process, and stops cleanly', async () => {
+    const dir = dataDir();
+    const { child, banner } = await start({ HINDSIGHT_DATA_DIR: dir });
+    try {
+      const url = /running at (http:\/\/\S+) /.exec(banner)?.[1];
+      const key = /API key:\s+(\S+)/.exec(banner)?.[1];
+      const signIn = /Sign in:\s+(\S+) \/ (\S+)/.exec(banner);
+      assert.ok(url && key && signIn, banner);
+      const strategies = await fetch(`${url}/v1/strategies`, { headers: { 'x-api-key': key } });
+      assert.equal(strategies.status, 200);
+      const login = await fetch(`${url}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: signIn[1], password: signIn[2] }),
+      });
+      assert.equal(login.status, 200);
+
+      const second = await run(['users', 'create', '--email', 'x@example.com', '--password', 'long-enough'], {
+        HINDSIGHT_DATA_DIR: dir,
+      });
+      assert.equal(second.code, 2);
+      assert.match(second.stderr, /in use by process \d+/);
+    } finally {
+      assert.equal(await stop(child), 0);
+    }
+    const created = await run(['users', 'create', '--email', 'x@example.com', '--password', 'long-enough'], {
+      HINDSIGHT_DATA_DIR: dir,
+    });
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /Created user x@example.com/);
+    const duplicate = await run(
+      ['users', 'create', '--email', 'X@example.com', '--password', 'long-enough'],
+      {
+        HINDSIGHT_DATA_DIR: dir,
+      },
+    );
+    assert.equal(duplicate.code, 1);
+    assert.match(duplicate.stderr, /already exists/);
+  });
+
+  it('ensures the admin from HINDSIGHT_ADMIN_EMAIL and HINDSIGHT_ADMIN_PASSWORD', async () => {
+    const { child, banner } = await start({
+      HINDSIGHT_DATA_DIR: dataDir(),
+      HINDSIGHT_ADMIN_EMAIL: 'ops@example.com',
+      HINDSIGHT_ADMIN_PASSWORD: 'unattended-pass',
+    });
+    try {
+      assert.doesNotMatch(banner, /API key:/, 'no secret printed for unattended deployments');
+      const url = /running at (http:\/\/\S+) /.exec(banner)?.[1];
+      const login = await fetch(`${url}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ops@example.com', password: 'unattended-pass' }),
+      });
+      assert.equal(login.status, 200);
+    } finally {
+      assert.equal(await stop(child), 0);
+    }
+  });
+
+  it('rejects bad users create input before touching the store', async () => {
+    const bad = await run(['users', 'create', '--email', 'nope', '--password', 'long-enough'], {
+      HINDSIGHT_DATA_DIR: dataDir(),
+    });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--email/);
+  });
+});
