@@ -27,10 +27,34 @@ export interface Instrument {
   spreadModel: SpreadModel;
 }
 
-export class CatalogRepository {
-  constructor(private readonly db: Db) {}
+/**
+ * The catalog is read on every catalog request and every configuration write, and changes only when
+ * data is imported, so it is cached: writes through this repository refresh it at once, and a short
+ * TTL picks up imports made by other processes sharing the database.
+ */
+const CACHE_TTL_MS = 5_000;
 
-  async all(): Promise<Instrument[]> {
+export class CatalogRepository {
+  private cached: { at: number; instruments: Promise<Instrument[]> } | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  all(): Promise<Instrument[]> {
+    const now = this.now();
+    if (!this.cached || now - this.cached.at > CACHE_TTL_MS) {
+      const instruments = this.load();
+      this.cached = { at: now, instruments };
+      instruments.catch(() => {
+        if (this.cached?.instruments === instruments) this.cached = undefined;
+      });
+    }
+    return this.cached.instruments;
+  }
+
+  private async load(): Promise<Instrument[]> {
     const rows = await this.db
       .select()
       .from(instruments)
@@ -66,6 +90,7 @@ export class CatalogRepository {
   /** Inserts or refreshes instrument definitions (idempotent; run at every start). */
   async upsertDefinitions(definitions: InstrumentDefinition[]): Promise<void> {
     if (definitions.length === 0) return;
+    this.cached = undefined;
     await this.db
       .insert(instruments)
       .values(
@@ -98,6 +123,7 @@ export class CatalogRepository {
 
   /** Records what the market-data store holds, widening any range already recorded. */
   async recordCoverage(coverage: DataCoverage[], now = new Date()): Promise<void> {
+    this.cached = undefined;
     for (const c of coverage) {
       await this.db
         .insert(dataCoverage)

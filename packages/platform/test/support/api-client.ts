@@ -18,6 +18,7 @@ export interface RequestOptions extends Credentials {
   query?: Record<string, string | string[]>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely; the contract check types them.
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
