@@ -1,0 +1,2 @@
+export * from './new-york-time.ts';
+export * from './sessions.ts';
