@@ -1,2 +1,3 @@
 export * from './new-york-time.ts';
 export * from './sessions.ts';
+export * from './bars.ts';

@@ -1,0 +1,97 @@
+/**
+ * Base market data in memory: columnar batches of 1-minute bars of one instrument, oldest first.
+ *
+ * Prices are exact scaled integers held in Float64Array (exact below 2^53): a price is
+ * `ticks / 10 ** priceDecimals`. Volumes likewise with `volumeDecimals`. Columns are index-aligned.
+ * Times are bar starts in epoch milliseconds UTC. Consumers that need decimals convert with
+ * `ticksToDecimalString`; fills and accounting never go through floats.
+ */
+export interface BidAskBarBatch {
+  symbol: string;
+  priceDecimals: number;
+  volumeDecimals: number;
+  length: number;
+  time: Float64Array;
+  bidOpen: Float64Array;
+  bidHigh: Float64Array;
+  bidLow: Float64Array;
+  bidClose: Float64Array;
+  askOpen: Float64Array;
+  askHigh: Float64Array;
+  askLow: Float64Array;
+  askClose: Float64Array;
+  volume: Float64Array;
+}
+
+/** Bars of a source that only has trades (or mids): one OHLC set, bid/ask derived by the spread model. */
+export interface TradeBarBatch {
+  symbol: string;
+  priceDecimals: number;
+  volumeDecimals: number;
+  length: number;
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+/** Top-of-book quotes (ticks) where a source has them; kept for tick-level replay. */
+export interface QuoteTickBatch {
+  symbol: string;
+  priceDecimals: number;
+  volumeDecimals: number;
+  length: number;
+  time: Float64Array;
+  bid: Float64Array;
+  ask: Float64Array;
+  bidVolume: Float64Array;
+  askVolume: Float64Array;
+}
+
+export const BID_ASK_PRICE_COLUMNS = [
+  'bidOpen',
+  'bidHigh',
+  'bidLow',
+  'bidClose',
+  'askOpen',
+  'askHigh',
+  'askLow',
+  'askClose',
+] as const;
+
+export const TRADE_PRICE_COLUMNS = ['open', 'high', 'low', 'close'] as const;
+
+/** Exact decimal text of a scaled integer, canonical per decision 37 (no exponent, no `-0`). */
+export function ticksToDecimalString(ticks: number, decimals: number): string {
+  if (ticks === 0) return '0';
+  const negative = ticks < 0;
+  const digits = Math.abs(ticks).toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/**
+ * Parses a plain decimal (`-?digits[.digits]`) into ticks at `decimals`; undefined when it has more
+ * significant decimals than that, or is not a decimal. Never goes through a float.
+ */
+export function decimalStringToTicks(text: string, decimals: number): number | undefined {
+  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(text);
+  if (!match) return undefined;
+  const fraction = (match[3] ?? '').replace(/0+$/, '');
+  if (fraction.length > decimals) return undefined;
+  const value = Number((match[2] ?? '') + fraction.padEnd(decimals, '0'));
+  if (!Number.isSafeInteger(value)) return undefined;
+  return match[1] === '-' && value !== 0 ? -value : value;
+}
+
+/** Number of significant decimals of a plain decimal string (`"1.2300"` -> 2). */
+export function significantDecimals(text: string): number {
+  const dot = text.indexOf('.');
+  if (dot < 0) return 0;
+  let end = text.length;
+  while (end > dot + 1 && text.charCodeAt(end - 1) === 48) end--;
+  return end - dot - 1;
+}
