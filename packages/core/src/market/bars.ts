@@ -67,7 +67,9 @@ export const TRADE_PRICE_COLUMNS = ['open', 'high', 'low', 'close'] as const;
 export function ticksToDecimalString(ticks: number, decimals: number): string {
   if (ticks === 0) return '0';
   const negative = ticks < 0;
-  const digits = Math.abs(ticks).toString().padStart(decimals + 1, '0');
+  const digits = Math.abs(ticks)
+    .toString()
+    .padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);
   const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
