@@ -156,6 +156,8 @@ for (const backend of storageBackends()) {
 
       assert.equal((await api.get('/v1/strategies')).status, 401);
       assert.equal((await api.post('/v1/strategies', { body: { name: 'x' } })).status, 401);
+      assert.equal((await api.put(`/v1/strategies/${mine.strategyId}`, { body: { name: 'x' } })).status, 401);
+      assert.equal((await api.delete(`/v1/strategies/${mine.strategyId}`)).status, 401);
       assert.equal(
         (await api.get(`/v1/strategies/${mine.strategyId}`, { key: 'wrong-key-value' })).status,
         401,
@@ -211,3 +213,22 @@ for (const backend of storageBackends()) {
     });
   });
 }
+
+describe('text PostgreSQL cannot store', () => {
+  const [backend] = storageBackends();
+  if (!backend) throw new Error('no storage backend');
+  const t = withTestPlatform(backend);
+
+  it('is refused in any body, naming the field, and nothing is written', async () => {
+    const { api, account } = t.get();
+    const owner = await account('text');
+    for (const name of ['nul\u0000byte', 'lone \ud800 surrogate']) {
+      const response = await api.post('/v1/strategies', { key: owner.key, body: { name } });
+      assert.equal(response.status, 400);
+      assert.match(response.body.error.message, /^name: /);
+    }
+    const keyName = await api.post('/v1/api-keys', { session: owner.session, body: { name: 'x\u0000' } });
+    assert.equal(keyName.status, 400);
+    assert.equal((await api.get('/v1/strategies', { key: owner.key })).body.data.length, 0);
+  });
+});

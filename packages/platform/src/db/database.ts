@@ -33,6 +33,9 @@ export async function openDatabase(target: StorageTarget): Promise<Database> {
 
 async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client dropped by the server (restart, failover) must not crash the process; the pool
+  // replaces it and the next query reports any lasting outage.
+  pool.on('error', (error) => console.error(`hindsight: PostgreSQL connection lost: ${error.message}`));
   try {
     const db = drizzleNodePg(pool, { schema });
     await migrateNodePg(db, { migrationsFolder });

@@ -1,38 +1,13 @@
 import { ApiError } from '@hindsight/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isResponseSerializationError } from 'fastify-type-provider-zod';
 
 /**
- * Every failure leaves as the spec's `{error: {code, message, details?}}`. Framework errors (bad JSON,
- * content type, body size, schema validation) map to BAD_REQUEST with a message saying what to fix;
+ * Every failure leaves as the spec's `{error: {code, message, details?}}`. Request validation throws
+ * ApiError itself (request-validation.ts); other framework errors (bad JSON, content type, body size)
+ * map to BAD_REQUEST with a message saying what to fix;
  * anything unexpected is INTERNAL_ERROR with no internals leaked, logged with its request id.
  */
-type ValidationIssue = { instancePath?: string; message?: string };
-
-/** `/subscriptions/0/events/2` -> `subscriptions[0].events[2]`. */
-export function fieldPath(context: string | undefined, instancePath: string | undefined): string {
-  const parts = (instancePath ?? '').split('/').filter((p) => p !== '');
-  let path = '';
-  for (const part of parts) path += /^[0-9]+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
-  const where = context === 'querystring' ? 'query' : context === 'params' ? 'path' : undefined;
-  if (where) return path === '' ? where : `${where} parameter ${path}`;
-  return path === '' ? 'body' : path;
-}
-
-function fromValidation(error: FastifyError): ApiError {
-  const issues = ((error.validation ?? []) as ValidationIssue[]).map((issue) => ({
-    path: fieldPath(error.validationContext, issue.instancePath),
-    message: issue.message ?? 'is invalid',
-  }));
-  const first = issues[0];
-  const message = first ? `${first.path}: ${first.message}` : 'The request is invalid.';
-  const more =
-    issues.length > 1
-      ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''} in details)`
-      : '';
-  return new ApiError('BAD_REQUEST', message + more, JSON.stringify(issues));
-}
-
 const frameworkMessages: Record<string, (error: FastifyError) => string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => 'Content-Type must be application/json.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'Content-Length does not match the body.',
@@ -45,12 +20,10 @@ const frameworkMessages: Record<string, (error: FastifyError) => string> = {
 export function toApiError(error: unknown, log: FastifyRequest['log']): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
-  if (hasZodFastifySchemaValidationErrors(error)) return fromValidation(fastifyError);
   if (isResponseSerializationError(error)) {
     log.error({ err: error, issues: error.cause.issues }, 'response did not match its schema');
     return new ApiError('INTERNAL_ERROR', 'Unexpected server failure.');
   }
-  if (fastifyError.validation) return fromValidation(fastifyError);
   const known = fastifyError.code ? frameworkMessages[fastifyError.code] : undefined;
   if (known) return new ApiError('BAD_REQUEST', known(fastifyError));
   if (error instanceof SyntaxError || (fastifyError.statusCode && fastifyError.statusCode < 500)) {

@@ -14,8 +14,9 @@ export function registerOwnedResource(app: FastifyInstance): void {
 }
 
 /**
- * A preValidation hook that checks an id path parameter and loads the caller's resource before the
- * body is validated, giving decision 35's order: 401, bad id 400, 404/403, then body 400, then 409.
+ * A route `onRequest` hook (it runs after authentication, before the body is even parsed) that checks
+ * an id path parameter and loads the caller's resource, giving decision 35's order: 401, bad id 400,
+ * 404/403, then any body problem (malformed JSON included) 400, then state 409.
  */
 export function loadOwned(param: string, load: (ownerId: string, id: string) => Promise<unknown>) {
   return async (request: FastifyRequest) => {

@@ -4,8 +4,8 @@ import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
   serializerCompiler,
-  validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { addPlannedEndpoints } from '../openapi/planned-endpoints.ts';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { authRoutes } from '../routes/auth.ts';
@@ -19,6 +19,8 @@ import { registerAuthentication } from './authentication.ts';
 import type { PlatformContext } from './context.ts';
 import { registerErrorHandler } from './error-handler.ts';
 import { registerOwnedResource } from './owned-resource.ts';
+import { requestValidatorCompiler } from './request-validation.ts';
+import { registerStorableTextCheck } from './storable-text.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -36,11 +38,12 @@ export async function buildServer(
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(requestValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerAuthentication(app, ctx);
   registerOwnedResource(app);
+  registerStorableTextCheck(app);
 
   await app.register(swagger, {
     openapi: {
@@ -75,7 +78,26 @@ export async function buildServer(
   await app.register(catalogRoutes, { ctx });
   await app.register(templateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get(
+    '/v1/openapi.json',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['Reference'],
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        description: 'The bare document (no envelope); the source of truth for the `/v1` shape.',
+        security: [],
+        response: {
+          200: z.looseObject({
+            openapi: z.string(),
+            info: z.object({ title: z.string(), version: z.string() }),
+          }),
+        },
+      },
+    },
+    () => app.swagger() as unknown as { openapi: string; info: { title: string; version: string } },
+  );
   await webAppRoutes(app, { version: ctx.version });
   return app;
 }

@@ -76,6 +76,13 @@ const settingsOf = (input: ConfigurationInput): ConfigurationSettings => {
   return settings;
 };
 
+const MAX_NAME_LENGTH = 200;
+const COPY_SUFFIX = ' (copy)';
+
+/** Decision 29's `<name> (copy)`, shortening a long name so the copy stays a valid, updatable name. */
+export const cloneName = (name: string): string =>
+  `${name.slice(0, MAX_NAME_LENGTH - COPY_SUFFIX.length)}${COPY_SUFFIX}`;
+
 export class ConfigurationRepository {
   constructor(
     private readonly db: Db,
@@ -170,6 +177,6 @@ export class ConfigurationRepository {
   async clone(ownerId: string, id: string, now = new Date()): Promise<Configuration> {
     const source = await this.get(ownerId, id);
     const { configId: _id, ownerId: _owner, createdAt: _c, updatedAt: _u, ...rest } = source;
-    return this.create(ownerId, { ...rest, name: `${source.name} (copy)` }, now);
+    return this.create(ownerId, { ...rest, name: cloneName(source.name) }, now);
   }
 }

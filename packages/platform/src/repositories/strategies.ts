@@ -136,7 +136,9 @@ export class StrategyRepository {
         .for('update');
       if (!strategy) throw await missingOwnedResource(this.db, strategies, id, `Strategy ${id}`);
       if (strategy.status === 'archived') throw archivedConflict(id);
-      const unique = [...new Set(configIds)];
+      // UUIDs are case-insensitive: dedupe on the canonical lower-case spelling, or two spellings of one
+      // id would insert the same binding twice (a primary-key violation).
+      const unique = [...new Set(configIds.map((configId) => configId.toLowerCase()))];
       for (const configId of unique) {
         const [owned] = await tx
           .select({ id: configurations.id })

@@ -133,7 +133,7 @@ export async function configurationRoutes(app: FastifyInstance, { ctx }: { ctx: 
     '/v1/configurations/:config_id',
     {
       config,
-      preValidation: loadConfiguration,
+      onRequest: loadConfiguration,
       schema: {
         tags,
         operationId: 'getConfiguration',
@@ -150,7 +150,7 @@ export async function configurationRoutes(app: FastifyInstance, { ctx }: { ctx: 
     '/v1/configurations/:config_id',
     {
       config,
-      preValidation: loadConfiguration,
+      onRequest: loadConfiguration,
       schema: {
         tags,
         operationId: 'replaceConfiguration',
@@ -178,7 +178,7 @@ export async function configurationRoutes(app: FastifyInstance, { ctx }: { ctx: 
     '/v1/configurations/:config_id',
     {
       config,
-      preValidation: loadConfiguration,
+      onRequest: loadConfiguration,
       schema: {
         tags,
         operationId: 'deleteConfiguration',
@@ -202,7 +202,7 @@ export async function configurationRoutes(app: FastifyInstance, { ctx }: { ctx: 
     '/v1/configurations/:config_id/clone',
     {
       config,
-      preValidation: loadConfiguration,
+      onRequest: loadConfiguration,
       schema: {
         tags,
         operationId: 'cloneConfiguration',

@@ -111,7 +111,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     '/v1/strategies/:strategy_id',
     {
       config: { auth: 'key' },
-      preValidation: loadStrategy,
+      onRequest: loadStrategy,
       schema: {
         tags,
         operationId: 'getStrategy',
@@ -128,7 +128,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     '/v1/strategies/:strategy_id',
     {
       config: { auth: 'key' },
-      preValidation: loadStrategy,
+      onRequest: loadStrategy,
       schema: {
         tags,
         operationId: 'updateStrategy',
@@ -151,7 +151,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     '/v1/strategies/:strategy_id',
     {
       config: { auth: 'key' },
-      preValidation: loadStrategy,
+      onRequest: loadStrategy,
       schema: {
         tags,
         operationId: 'archiveStrategy',
@@ -176,7 +176,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     '/v1/strategies/:strategy_id/auto-run-configs',
     {
       config: { auth: 'key' },
-      preValidation: loadStrategy,
+      onRequest: loadStrategy,
       schema: {
         tags,
         operationId: 'setAutoRunConfigs',
@@ -197,7 +197,7 @@ export async function strategyRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
           strategy_id,
           request.body.configIds,
         );
-        return { data: { strategyId: strategy_id, configIds } };
+        return { data: { strategyId: ownedOf<Strategy>(request).strategyId, configIds } };
       } catch (error) {
         if (error instanceof UnknownConfigIdError) throw badRequest(error.message);
         throw error;

@@ -32,7 +32,7 @@ export async function webAppRoutes(app: FastifyInstance, { version }: { version:
     if (isWebPath && (request.method === 'GET' || request.method === 'HEAD')) {
       return reply.code(200).type('text/html; charset=utf-8').send(page);
     }
-    const error = notFound(`No endpoint ${request.method} ${path}`);
+    const error = notFound(`Endpoint ${request.method} ${path}`);
     return reply.code(404).send(error.toBody());
   });
 }

@@ -18,6 +18,22 @@ export interface Template extends z.infer<typeof templateManifest> {
   files: string[];
 }
 
+/** Dependencies, caches and tool state that running or building a template leaves behind in its folder. */
+const GENERATED_DIRECTORIES = new Set(['node_modules', '__pycache__', '.git', '.venv']);
+
+/** Every file of a template, as `/`-separated paths relative to its folder, skipping generated directories. */
+async function templateFiles(dir: string, prefix = ''): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
+    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isFile()) files.push(path);
+    else if (entry.isDirectory() && !GENERATED_DIRECTORIES.has(entry.name)) {
+      files.push(...(await templateFiles(dir, path)));
+    }
+  }
+  return files;
+}
+
 export async function readTemplates(
   examplesDir: string,
   warn: (message: string) => void,
@@ -44,10 +60,7 @@ export async function readTemplates(
       warn(`examples/${folder}/template.json is not a valid template manifest; skipped`);
       continue;
     }
-    const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
-      .filter((d) => d.isFile())
-      .map((d) => join(d.parentPath, d.name).slice(dir.length + 1))
-      .sort();
+    const files = (await templateFiles(dir)).sort();
     if (!files.includes(parsed.data.entry)) {
       warn(`examples/${folder}: entry file ${parsed.data.entry} does not exist; skipped`);
       continue;

@@ -1,0 +1,267 @@
+"""SMA(10)/SMA(30) crossover on the 1-minute candles of one instrument.
+
+Golden cross (the fast SMA crosses above the slow one): go long. Death cross (it crosses below): go
+flat, then short. Orders are MARKET orders of ORDER_QUANTITY (default "0.01") sent to the trading
+gateway, whose address and key the platform passes in the environment:
+
+  PROXY_REST_URL            http://host:port/v1
+  PROXY_WS_URL              ws://host:port/v1/ws
+  PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on REST calls and on the WebSocket upgrade
+  PLATFORM_SUBSCRIPTIONS    JSON array of {instrument, events}; the first one with candle_1m is traded
+
+Dependencies: the Python 3.11 standard library and `websockets`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import NoReturn
+
+import websockets
+
+FAST_PERIOD = 10
+SLOW_PERIOD = 30
+TIMEFRAME = "1m"
+CANDLE_EVENT = f"candle_{TIMEFRAME}"
+
+# Quantities and prices stay decimal strings end to end; only the indicator parses closes to floats.
+POSITIVE_DECIMAL = re.compile(r"(?=.*[1-9])[0-9]+(\.[0-9]+)?")
+
+# The gateway's retry advice: 500 ms doubling up to 30 s with full jitter, at most 5 attempts or
+# 60 s in all, 10 s per request; only these codes (and network failures) are worth retrying.
+RETRYABLE_CODES = {"RATE_LIMITED", "PROVIDER_UNAVAILABLE", "PROVIDER_ERROR", "NETWORK_ERROR"}
+MAX_ATTEMPTS = 5
+RETRY_BUDGET_SECONDS = 60.0
+REQUEST_TIMEOUT_SECONDS = 10.0
+
+log = logging.getLogger("sma-crossover")
+
+
+@dataclass(frozen=True)
+class Config:
+    rest_url: str
+    ws_url: str
+    api_key: str | None
+    symbol: str
+    quantity: str
+
+
+def read_config() -> Config:
+    """Reads the environment the platform sets; exits with status 2 when something is missing."""
+
+    def fail(message: str) -> NoReturn:
+        log.error("%s", message)
+        sys.exit(2)
+
+    rest_url = os.environ.get("PROXY_REST_URL") or fail("PROXY_REST_URL is not set")
+    ws_url = os.environ.get("PROXY_WS_URL") or fail("PROXY_WS_URL is not set")
+    quantity = os.environ.get("ORDER_QUANTITY", "0.01")
+    if not POSITIVE_DECIMAL.fullmatch(quantity):
+        fail(f'ORDER_QUANTITY must be a positive decimal string such as "0.01", not {quantity!r}')
+    try:
+        subscriptions = json.loads(os.environ.get("PLATFORM_SUBSCRIPTIONS", "[]"))
+    except ValueError:
+        fail("PLATFORM_SUBSCRIPTIONS is not valid JSON")
+    symbol = next((s["instrument"] for s in subscriptions if CANDLE_EVENT in s.get("events", [])), None)
+    if symbol is None:
+        fail(f"no subscription includes {CANDLE_EVENT}; subscribe one instrument to it")
+    api_key = os.environ.get("PLATFORM_GATEWAY_API_KEY") or None
+    return Config(rest_url.rstrip("/"), ws_url, api_key, symbol, quantity)
+
+
+class GatewayError(Exception):
+    """A failed gateway call. `code` is the gateway's ApiError code, or NETWORK_ERROR."""
+
+    def __init__(self, status: int | None, code: str, message: str, details: dict | None = None):
+        super().__init__(f"{status or 'no response'} {code}: {message}")
+        self.code = code
+        self.details = details or {}
+
+    def retry_delay(self, backoff: float) -> float:
+        """The gateway's retry_after_seconds, else the time until reset_at, else the backoff."""
+        if "retry_after_seconds" in self.details:
+            return float(self.details["retry_after_seconds"])
+        if "reset_at" in self.details:
+            reset_at = datetime.fromisoformat(self.details["reset_at"].replace("Z", "+00:00"))
+            return max(0.0, (reset_at - datetime.now(timezone.utc)).total_seconds())
+        return backoff
+
+
+class Gateway:
+    """The REST side of the trading gateway; this strategy only submits orders."""
+
+    def __init__(self, rest_url: str, api_key: str | None):
+        self.rest_url = rest_url
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if api_key:
+            self.headers["X-API-Key"] = api_key
+
+    def _post(self, path: str, body: dict) -> dict:
+        request = urllib.request.Request(
+            self.rest_url + path, data=json.dumps(body).encode(), headers=self.headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
+                return json.load(response)
+        except urllib.error.HTTPError as error:
+            try:
+                api_error = json.load(error)
+            except ValueError:
+                api_error = {}
+            code = api_error.get("code", f"HTTP_{error.code}")
+            message = api_error.get("message", error.reason)
+            raise GatewayError(error.code, code, message, api_error.get("details")) from None
+        except (urllib.error.URLError, OSError) as error:
+            raise GatewayError(None, "NETWORK_ERROR", str(error)) from None
+
+    async def submit_market_order(self, symbol: str, side: str, quantity: str) -> dict:
+        """POST /orders, retrying transient failures. Every retry reuses the client_order_id, so a
+        request that did reach the gateway returns the existing order instead of placing a second."""
+        order = {
+            "symbol": symbol,
+            "side": side,
+            "quantity": quantity,
+            "order_type": "MARKET",
+            "client_order_id": f"sma-{uuid.uuid4().hex}",
+        }
+        deadline = time.monotonic() + RETRY_BUDGET_SECONDS
+        backoff = 0.5
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                return await asyncio.to_thread(self._post, "/orders", order)
+            except GatewayError as error:
+                delay = error.retry_delay(random.uniform(0, backoff))
+                last_try = attempt == MAX_ATTEMPTS or time.monotonic() + delay > deadline
+                if error.code not in RETRYABLE_CODES or last_try:
+                    raise
+                log.warning("order %s: %s; retrying in %.1f s", order["client_order_id"], error, delay)
+                await asyncio.sleep(delay)
+                backoff = min(backoff * 2, 30.0)
+        raise AssertionError("unreachable")
+
+
+class SmaCrossover:
+    """Keeps both SMAs and a flat/long/short state, and turns crossovers into orders."""
+
+    def __init__(self, gateway: Gateway, symbol: str, quantity: str):
+        self.gateway = gateway
+        self.symbol = symbol
+        self.quantity = quantity
+        self.closes: deque[float] = deque(maxlen=SLOW_PERIOD)
+        self.position = "flat"
+        self.side_of_slow = 0  # +1 fast above slow, -1 below, 0 not known yet
+
+    async def on_bar(self, bar: dict) -> None:
+        if bar["symbol"] != self.symbol or bar["timeframe"] != TIMEFRAME:
+            return
+        self.closes.append(float(bar["close"]))
+        if len(self.closes) < SLOW_PERIOD:
+            return
+        fast = sum(list(self.closes)[-FAST_PERIOD:]) / FAST_PERIOD
+        slow = sum(self.closes) / SLOW_PERIOD
+        side = (fast > slow) - (fast < slow)
+        if side == 0:
+            return  # touching is not crossing
+        crossed = self.side_of_slow != 0 and side != self.side_of_slow
+        self.side_of_slow = side
+        if crossed:
+            cross = "golden" if side > 0 else "death"
+            log.info("%s cross at %s: fast %.6f, slow %.6f", cross, bar["timestamp"], fast, slow)
+            await self.move_to("long" if side > 0 else "short")
+
+    async def move_to(self, target: str) -> None:
+        """One order per step: a reversal first closes the position, then opens the new one."""
+        while self.position != target:
+            if self.position == "flat":
+                step, side = target, "BUY" if target == "long" else "SELL"
+            else:
+                step, side = "flat", "SELL" if self.position == "long" else "BUY"
+            try:
+                handle = await self.gateway.submit_market_order(self.symbol, side, self.quantity)
+            except GatewayError as error:
+                log.error("%s %s %s failed: %s; staying %s", side, self.quantity, self.symbol, error, self.position)
+                return
+            log.info("%s %s %s: %s (order %s)", side, self.quantity, self.symbol, step, handle.get("id"))
+            self.position = step
+
+
+async def connect(url: str, headers: dict):
+    """websockets 14 and later call the header option additional_headers; older releases (such as
+    Debian's python3-websockets) call it extra_headers."""
+    try:
+        return await websockets.connect(url, additional_headers=headers)
+    except TypeError:
+        return await websockets.connect(url, extra_headers=headers)
+
+
+def event_ack(processed: list[str], last_seq: int) -> str:
+    return json.dumps(
+        {
+            "type": "event_ack",
+            "correlation_id": str(uuid.uuid4()),
+            "events_processed": processed,
+            "timestamp": int(time.time() * 1000),
+            "last_seq": last_seq,
+        }
+    )
+
+
+async def run() -> int:
+    config = read_config()
+    strategy = SmaCrossover(Gateway(config.rest_url, config.api_key), config.symbol, config.quantity)
+    log.info("trading %s on %s candles, SMA(%d)/SMA(%d), %s per order", config.symbol, TIMEFRAME,
+             FAST_PERIOD, SLOW_PERIOD, config.quantity)
+
+    ws = await connect(config.ws_url, {"X-API-Key": config.api_key} if config.api_key else {})
+    try:
+        async for message in ws:
+            payload = json.loads(message)
+            events = payload if isinstance(payload, list) else [payload]  # one event, or a batch
+            processed: list[str] = []
+            last_seq = 0
+            for event in events:
+                kind = event.get("type")
+                if kind == "ping":
+                    await ws.send(json.dumps({"type": "pong"}))
+                    continue
+                if kind == "connection" and event.get("event") == "DISCONNECTING":
+                    log.info("the gateway is disconnecting: the run is over")
+                    await ws.close()
+                    return 0
+                if kind == "candle":
+                    await strategy.on_bar(event["bar"])
+                elif kind == "order" and event.get("event") in ("ORDER_REJECTED", "ORDER_EXPIRED"):
+                    order = event["order"]
+                    log.warning("order %s: %s %s", order["id"], event["event"], order.get("reject_reason") or "")
+                elif kind == "error":
+                    log.warning("gateway error %s: %s", event.get("code"), event.get("message"))
+                if "seq" in event:
+                    processed.append(f"{kind}:{event['seq']}")
+                    last_seq = event["seq"]
+            if processed:
+                # A backtest holds its simulated clock until this acknowledgment arrives.
+                await ws.send(event_ack(processed, last_seq))
+    except websockets.ConnectionClosed:
+        pass
+    if ws.close_code == 1000:
+        return 0
+    log.error("the connection to the gateway was lost (close code %s)", ws.close_code)
+    return 1
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stdout)
+    sys.exit(asyncio.run(run()))

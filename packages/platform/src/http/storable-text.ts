@@ -1,0 +1,48 @@
+import { badRequest, formatIssues } from '@hindsight/core';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000 or unpaired UTF-16 surrogates (a write fails, or the
+ * character silently becomes U+FFFD). JSON can carry both, so every validated request body is checked
+ * once, before its handler, and refused naming the field, rather than failing or being altered in
+ * storage. (Schema rules such as env's control-character rule speak first, with their own message.)
+ */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function unstorable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (UNPAIRED_SURROGATE.test(text))
+    return 'must be well-formed Unicode text; it contains an unpaired UTF-16 surrogate';
+  return undefined;
+}
+
+export function unstorableTextIssues(value: unknown): { path: PropertyKey[]; message: string }[] {
+  const issues: { path: PropertyKey[]; message: string }[] = [];
+  const visit = (node: unknown, path: PropertyKey[]): void => {
+    if (typeof node === 'string') {
+      const message = unstorable(node);
+      if (message) issues.push({ path, message });
+    } else if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) visit(item, [...path, index]);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const [key, item] of Object.entries(node)) {
+        const message = unstorable(key);
+        if (message) issues.push({ path: [...path, key], message: `key ${message}` });
+        else visit(item, [...path, key]);
+      }
+    }
+  };
+  visit(value, []);
+  return issues;
+}
+
+export function registerStorableTextCheck(app: FastifyInstance): void {
+  app.addHook('preHandler', async (request) => {
+    if (request.body === undefined || request.body === null) return;
+    const issues = unstorableTextIssues(request.body);
+    if (issues.length > 0) {
+      const { message, details } = formatIssues(issues);
+      throw badRequest(message, details);
+    }
+  });
+}
