@@ -1,4 +1,6 @@
+import { IMPORT_FORMATS } from '@hindsight/marketdata/import';
 import { Command, Option } from 'commander';
+import { runDataImport } from './commands/data-import.ts';
 import { runStart } from './commands/start.ts';
 import { runUsersCreate } from './commands/users.ts';
 
@@ -46,5 +48,29 @@ storageOptions(
     .requiredOption('--email <email>', 'email address to sign in with')
     .requiredOption('--password <password>', 'password (at least 8 characters)'),
 ).action(runUsersCreate);
+
+const data = program.command('data').description('manage stored market data');
+data
+  .command('import')
+  .description('import bar or tick files (plain, .gz, .zip or .zst) into the market-data store')
+  .argument('<files...>', 'files to import; all are parsed before anything is written')
+  .requiredOption('--format <format>', `file format: ${IMPORT_FORMATS.join(', ')}`)
+  .requiredOption('--symbol <symbol>', 'catalog symbol the data belongs to, e.g. F:EURUSD')
+  .option('--tz <zone>', 'time zone of the timestamps (csv): UTC, +02:00 or an IANA zone')
+  .option(
+    '--columns <mapping>',
+    'column mapping (csv), e.g. time=Date,open=Open,high=High,low=Low,close=Close',
+  )
+  .option(
+    '--time-format <format>',
+    'csv time format: auto, iso, unix-s, unix-ms, unix-us, unix-ns or a pattern',
+  )
+  .option('--delimiter <char>', 'csv field delimiter (default: detected)')
+  .option('--no-header', 'csv file has no header line')
+  .option('--bar-time <start|end>', 'whether timestamps mark bar starts or ends (csv)')
+  .option('--side <bid|ask>', 'side of a one-sided bar file (dukascopy)')
+  .option('--keep-empty-bars', 'keep zero-volume filler candles (dukascopy)')
+  .addOption(new Option('--data-dir <dir>', 'data directory').env('HINDSIGHT_DATA_DIR'))
+  .action(runDataImport);
 
 await program.parseAsync(process.argv);

@@ -146,3 +146,65 @@ describe('hindsight CLI', () => {
     assert.match(bad.stderr, /--email/);
   });
 });
+
+describe('hindsight data import', () => {
+  it('imports a file, is idempotent, refuses malformed files whole, and the running platform sees it', async () => {
+    const dir = dataDir();
+    const csv = join(dir, 'gbpusd.csv');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      csv,
+      [
+        'time,bid_open,bid_high,bid_low,bid_close,ask_open,ask_high,ask_low,ask_close',
+        '2014-05-02T10:01:00Z,1.68801,1.68820,1.68790,1.68810,1.68812,1.68831,1.68801,1.68821',
+        '2014-05-02T10:00:00Z,1.68790,1.68805,1.68780,1.68801,1.68801,1.68816,1.68791,1.68812',
+      ].join('\n'),
+    );
+    const { child, banner } = await start({ HINDSIGHT_DATA_DIR: dir });
+    try {
+      const url = /running at (http:\/\/\S+) /.exec(banner)?.[1];
+      const before = await (await fetch(`${url}/v1/instruments/F:GBPUSD`)).json();
+      assert.equal(before.data.status, 'coming_soon');
+
+      const first = await run(['data', 'import', '--format', 'forex-sample', '--symbol', 'F:GBPUSD', csv], {
+        HINDSIGHT_DATA_DIR: dir,
+      });
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /2 rows -> 2 bid\/ask bars, 2014-05-02T10:00Z \.\. 2014-05-02T10:01Z/);
+      assert.match(first.stdout, /written 2014-05/);
+      const again = await run(['data', 'import', '--format', 'forex-sample', '--symbol', 'F:GBPUSD', csv], {
+        HINDSIGHT_DATA_DIR: dir,
+      });
+      assert.match(again.stdout, /written none; unchanged 2014-05/);
+
+      // The catalog cache refreshes within seconds; poll until the running platform reflects the import.
+      let status = 'coming_soon';
+      let instrument: { dataStartDate?: string; dataEndDate?: string } = {};
+      for (let i = 0; i < 40 && status !== 'available'; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        instrument = (await (await fetch(`${url}/v1/instruments/F:GBPUSD`)).json()).data;
+        status = (instrument as { status: string }).status;
+      }
+      assert.equal(status, 'available');
+      assert.equal(instrument.dataStartDate, '2014-05-02');
+      assert.equal(instrument.dataEndDate, '2014-05-02');
+
+      writeFileSync(csv, 'time,bid_open\n2014-05-03T00:00:00Z,1.7\n');
+      const bad = await run(['data', 'import', '--format', 'forex-sample', '--symbol', 'F:GBPUSD', csv], {
+        HINDSIGHT_DATA_DIR: dir,
+      });
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /gbpusd\.csv:\d+: .*nothing was written/);
+      const unchanged = (await (await fetch(`${url}/v1/instruments/F:GBPUSD`)).json()).data;
+      assert.equal(unchanged.dataEndDate, '2014-05-02');
+
+      const wrongSymbol = await run(['data', 'import', '--format', 'binance', '--symbol', 'BTCUSDT', csv], {
+        HINDSIGHT_DATA_DIR: dir,
+      });
+      assert.equal(wrongSymbol.code, 2);
+      assert.match(wrongSymbol.stderr, /did you mean C:BTCUSD\?/);
+    } finally {
+      assert.equal(await stop(child), 0);
+    }
+  });
+});

@@ -1,1 +1,40 @@
-export {};
+export {
+  type BarBatch,
+  type BarCoverage,
+  BarStore,
+  type BarStoreOptions,
+  barChunkKey,
+  barIndexKey,
+  type MonthIndexEntry,
+  monthRange,
+  openFileBarStore,
+  type SymbolIndex,
+  symbolKey,
+  tickChunkKey,
+  utcMonth,
+  type WriteSummary,
+} from './bar-store.ts';
+export {
+  BAR_CHUNK_HEADER_BYTES,
+  BAR_CHUNK_MAGIC,
+  type BarChunkHeader,
+  type BarChunkKind,
+  barBatchKind,
+  ChunkFormatError,
+  decodeBarChunk,
+  encodeBarChunk,
+  isBidAskBatch,
+  readBarChunkHeader,
+} from './codec/bars.ts';
+export {
+  decodeTickChunk,
+  encodeTickChunk,
+  readTickChunkHeader,
+  TICK_CHUNK_MAGIC,
+  type TickChunkHeader,
+} from './codec/ticks.ts';
+export { readSignedVarints, writeSignedVarint } from './codec/varint.ts';
+export { assertObjectKey, FileObjectStore, MemoryObjectStore, type ObjectStore } from './object-store.ts';
+export { type BarSource, type ReplayInstrument, type ReplayOptions, ReplayReader, type ReplayStats, type ReplayWindow } from './replay.ts';
+export { deriveBidAsk, type SpreadFactors, spreadFactors } from './spread.ts';
+export { DEFAULT_ZSTD_LEVEL, ensureZstd, zstdCompress, zstdDecompress } from './zstd.ts';

@@ -1,6 +1,8 @@
-export { DataDirLockedError } from './db/data-dir-lock.ts';
+export { instrumentSeed } from './catalog/instrument-seed.ts';
+export { acquireDirectoryLock, DataDirLockedError } from './db/data-dir-lock.ts';
 export { type Database, openDatabase, type StorageTarget } from './db/database.ts';
 export { buildServer } from './http/server.ts';
+export { marketDir, openMarketStore } from './market/market-store.ts';
 export { openPlatform, PLATFORM_VERSION, type RunningPlatform, startPlatform } from './platform.ts';
 export {
   isEmail,

@@ -5,10 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { generateApiKey } from './auth/api-key-values.ts';
 import { loadSigningSecret } from './auth/signing-secret.ts';
 import { instrumentSeed } from './catalog/instrument-seed.ts';
-import { scanSampleCoverage } from './catalog/sample-coverage.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import type { PlatformContext } from './http/context.ts';
 import { buildServer } from './http/server.ts';
+import { importBundledSample } from './market/bundled-sample.ts';
+import { openMarketStore } from './market/market-store.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
 import { CatalogRepository } from './repositories/catalog.ts';
 import { ConfigurationRepository } from './repositories/configurations.ts';
@@ -57,6 +58,7 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
     const signingSecret = loadSigningSecret(settings.dataDir, settings.secret);
     const cursors = new CursorCodec(signingSecret);
     const { db } = database;
+    const market = openMarketStore(settings.dataDir);
     const ctx: PlatformContext = {
       db,
       signingSecret,
@@ -64,7 +66,8 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
       apiKeys: new ApiKeyRepository(db, cursors),
       strategies: new StrategyRepository(db, cursors),
       configurations: new ConfigurationRepository(db, cursors),
-      catalog: new CatalogRepository(db),
+      catalog: new CatalogRepository(db, (symbol) => market.dataCoverage(symbol)),
+      market,
       examplesDir: options.examplesDir ?? DEFAULT_EXAMPLES_DIR,
       version: PLATFORM_VERSION,
     };
@@ -75,12 +78,12 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
   }
 }
 
-/** The catalog definitions are refreshed at every start; sample data is taken in by an empty store. */
+/** The catalog definitions are refreshed at every start; an empty market store takes in the sample. */
 async function seedCatalog(ctx: PlatformContext, sampleDir: string): Promise<void> {
-  const storeWasEmpty = await ctx.catalog.isEmpty();
   await ctx.catalog.upsertDefinitions(instrumentSeed);
-  if (storeWasEmpty && existsSync(sampleDir))
-    await ctx.catalog.recordCoverage(await scanSampleCoverage(sampleDir));
+  if ((await ctx.market.symbols()).length === 0 && existsSync(sampleDir)) {
+    await importBundledSample(ctx.market, sampleDir);
+  }
 }
 
 const DEMO_EMAIL = 'demo@hindsight.local';

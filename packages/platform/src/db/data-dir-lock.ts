@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -15,9 +15,10 @@ export class DataDirLockedError extends Error {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    what = 'The embedded store',
   ) {
     super(
-      `The embedded store in ${dataDir} is in use by ${Number.isInteger(pid) ? `process ${pid}` : 'another process'}. Stop that process (or use another HINDSIGHT_DATA_DIR), or set DATABASE_URL so several processes share a PostgreSQL server.`,
+      `${what} in ${dataDir} is in use by ${Number.isInteger(pid) ? `process ${pid}` : 'another process'}. Stop that process (or use another HINDSIGHT_DATA_DIR), or set DATABASE_URL so several processes share a PostgreSQL server.`,
     );
     this.name = 'DataDirLockedError';
   }
@@ -36,6 +37,12 @@ const isAlive = (pid: number): boolean => {
 const isFresh = (path: string): boolean => Date.now() - statSync(path).mtimeMs < 5000;
 
 export function acquireDataDirLock(dataDir: string): DataDirLock {
+  return acquireDirectoryLock(dataDir, 'The embedded store');
+}
+
+/** The same single-process guard for any directory one process at a time may write (`what` names it). */
+export function acquireDirectoryLock(dataDir: string, what: string): DataDirLock {
+  mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, 'hindsight.lock');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -55,7 +62,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
       if (Number.isInteger(holder) ? holder === process.pid || isAlive(holder) : isFresh(path)) {
-        throw new DataDirLockedError(dataDir, holder);
+        throw new DataDirLockedError(dataDir, holder, what);
       }
       rmSync(path, { force: true });
     }

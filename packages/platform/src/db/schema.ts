@@ -2,7 +2,6 @@ import { sql } from 'drizzle-orm';
 import {
   boolean,
   char,
-  date,
   index,
   integer,
   jsonb,
@@ -101,14 +100,4 @@ export const instruments = pgTable('instruments', {
   tickSize: text('tick_size'),
   pricePrecision: integer('price_precision'),
   spreadModel: jsonb('spread_model').notNull().default(sql`'{"kind":"zero"}'::jsonb`),
-});
-
-/** What the market-data store holds per instrument; the catalog's availability is read from here. */
-export const dataCoverage = pgTable('data_coverage', {
-  symbol: text('symbol')
-    .primaryKey()
-    .references(() => instruments.symbol),
-  firstDay: date('first_day', { mode: 'string' }).notNull(),
-  lastDay: date('last_day', { mode: 'string' }).notNull(),
-  updatedAt: instant('updated_at').notNull(),
 });

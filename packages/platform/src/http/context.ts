@@ -1,3 +1,4 @@
+import type { BarStore } from '@hindsight/marketdata';
 import type { Db } from '../db/database.ts';
 import type { ApiKeyRepository } from '../repositories/api-keys.ts';
 import type { CatalogRepository } from '../repositories/catalog.ts';
@@ -14,6 +15,8 @@ export interface PlatformContext {
   strategies: StrategyRepository;
   configurations: ConfigurationRepository;
   catalog: CatalogRepository;
+  /** Stored market data (`$HINDSIGHT_DATA_DIR/market`). */
+  market: BarStore;
   examplesDir: string;
   version: string;
 }

@@ -6,9 +6,12 @@ import {
   type MarketId,
   type SpreadModel,
 } from '@hindsight/core';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { dataCoverage, instruments } from '../db/schema.ts';
+import { instruments } from '../db/schema.ts';
+
+/** What the market-data store holds for a symbol (first and last UTC day), if anything. */
+export type CoverageSource = (symbol: string) => Promise<DataCoverage | undefined>;
 
 /** The public catalog record (spec: Instrument), availability read from what the store holds. */
 export interface Instrument {
@@ -29,8 +32,8 @@ export interface Instrument {
 
 /**
  * The catalog is read on every catalog request and every configuration write, and changes only when
- * data is imported, so it is cached: writes through this repository refresh it at once, and a short
- * TTL picks up imports made by other processes sharing the database.
+ * definitions are seeded or data is imported, so it is cached: seeding refreshes it at once, and a
+ * short TTL picks up imports made by other processes (`hindsight data import`).
  */
 const CACHE_TTL_MS = 5_000;
 
@@ -39,6 +42,7 @@ export class CatalogRepository {
 
   constructor(
     private readonly db: Db,
+    private readonly coverageOf: CoverageSource,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -55,12 +59,10 @@ export class CatalogRepository {
   }
 
   private async load(): Promise<Instrument[]> {
-    const rows = await this.db
-      .select()
-      .from(instruments)
-      .leftJoin(dataCoverage, eq(dataCoverage.symbol, instruments.symbol))
-      .orderBy(asc(instruments.symbol));
-    return rows.map(({ instruments: i, data_coverage: c }) => {
+    const rows = await this.db.select().from(instruments).orderBy(asc(instruments.symbol));
+    const coverage = await Promise.all(rows.map((i) => this.coverageOf(i.symbol)));
+    return rows.map((i, index) => {
+      const c = coverage[index];
       const instrument: Instrument = {
         symbol: i.symbol,
         name: i.name,
@@ -80,11 +82,6 @@ export class CatalogRepository {
       if (i.pricePrecision !== null) instrument.pricePrecision = i.pricePrecision;
       return instrument;
     });
-  }
-
-  async isEmpty(): Promise<boolean> {
-    const [row] = await this.db.select({ symbol: instruments.symbol }).from(instruments).limit(1);
-    return row === undefined;
   }
 
   /** Inserts or refreshes instrument definitions (idempotent; run at every start). */
@@ -119,23 +116,5 @@ export class CatalogRepository {
           spreadModel: sql`excluded.spread_model`,
         },
       });
-  }
-
-  /** Records what the market-data store holds, widening any range already recorded. */
-  async recordCoverage(coverage: DataCoverage[], now = new Date()): Promise<void> {
-    this.cached = undefined;
-    for (const c of coverage) {
-      await this.db
-        .insert(dataCoverage)
-        .values({ symbol: c.symbol, firstDay: c.firstDay, lastDay: c.lastDay, updatedAt: now })
-        .onConflictDoUpdate({
-          target: dataCoverage.symbol,
-          set: {
-            firstDay: sql`least(${dataCoverage.firstDay}, excluded.first_day)`,
-            lastDay: sql`greatest(${dataCoverage.lastDay}, excluded.last_day)`,
-            updatedAt: now,
-          },
-        });
-    }
   }
 }
