@@ -147,6 +147,12 @@ describe('hindsight CLI', () => {
   });
 });
 
+interface InstrumentBody {
+  data: { status: string; dataStartDate?: string; dataEndDate?: string };
+}
+const instrumentAt = async (url: string | undefined, symbol: string) =>
+  ((await (await fetch(`${url}/v1/instruments/${symbol}`)).json()) as InstrumentBody).data;
+
 describe('hindsight data import', () => {
   it('imports a file, is idempotent, refuses malformed files whole, and the running platform sees it', async () => {
     const dir = dataDir();
@@ -163,8 +169,7 @@ describe('hindsight data import', () => {
     const { child, banner } = await start({ HINDSIGHT_DATA_DIR: dir });
     try {
       const url = /running at (http:\/\/\S+) /.exec(banner)?.[1];
-      const before = await (await fetch(`${url}/v1/instruments/F:GBPUSD`)).json();
-      assert.equal(before.data.status, 'coming_soon');
+      assert.equal((await instrumentAt(url, 'F:GBPUSD')).status, 'coming_soon');
 
       const first = await run(['data', 'import', '--format', 'forex-sample', '--symbol', 'F:GBPUSD', csv], {
         HINDSIGHT_DATA_DIR: dir,
@@ -179,11 +184,11 @@ describe('hindsight data import', () => {
 
       // The catalog cache refreshes within seconds; poll until the running platform reflects the import.
       let status = 'coming_soon';
-      let instrument: { dataStartDate?: string; dataEndDate?: string } = {};
+      let instrument: InstrumentBody['data'] = { status };
       for (let i = 0; i < 40 && status !== 'available'; i++) {
         await new Promise((r) => setTimeout(r, 250));
-        instrument = (await (await fetch(`${url}/v1/instruments/F:GBPUSD`)).json()).data;
-        status = (instrument as { status: string }).status;
+        instrument = await instrumentAt(url, 'F:GBPUSD');
+        status = instrument.status;
       }
       assert.equal(status, 'available');
       assert.equal(instrument.dataStartDate, '2014-05-02');
@@ -195,7 +200,7 @@ describe('hindsight data import', () => {
       });
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /gbpusd\.csv:\d+: .*nothing was written/);
-      const unchanged = (await (await fetch(`${url}/v1/instruments/F:GBPUSD`)).json()).data;
+      const unchanged = await instrumentAt(url, 'F:GBPUSD');
       assert.equal(unchanged.dataEndDate, '2014-05-02');
 
       const wrongSymbol = await run(['data', 'import', '--format', 'binance', '--symbol', 'BTCUSDT', csv], {
