@@ -1,0 +1,44 @@
+import { Dec } from '@hindsight/core';
+
+/**
+ * Spec (costs.slippage): slippage_bps = base + (notional / 100000) x size_impact_per_100k, capped by
+ * max when max > 0; a buy fills at ask x (1 + bps/10000), a sell at bid x (1 - bps/10000). Decision 2:
+ * the notional is units x the pre-slippage price, in USD. Exact decimals; fill prices are not rounded.
+ */
+export interface SlippageSettings {
+  base_slippage_bps: string;
+  size_impact_bps_per_100k: string;
+  max_slippage_bps: string;
+}
+
+export const NO_SLIPPAGE: SlippageSettings = {
+  base_slippage_bps: '0',
+  size_impact_bps_per_100k: '0',
+  max_slippage_bps: '0',
+};
+
+export interface SlippedPrice {
+  price: Dec;
+  bps: Dec;
+}
+
+export function slippageBps(settings: SlippageSettings, notionalUsd: Dec): Dec {
+  const bps = new Dec(settings.base_slippage_bps).plus(
+    notionalUsd.div(100_000).times(settings.size_impact_bps_per_100k),
+  );
+  const max = new Dec(settings.max_slippage_bps);
+  return max.gt(0) && bps.gt(max) ? max : bps;
+}
+
+export function applySlippage(
+  settings: SlippageSettings,
+  direction: 'BUY' | 'SELL',
+  basePrice: Dec,
+  notionalUsd: Dec,
+): SlippedPrice {
+  const bps = slippageBps(settings, notionalUsd);
+  const factor = bps.div(10_000);
+  const price =
+    direction === 'BUY' ? basePrice.times(factor.plus(1)) : basePrice.times(new Dec(1).minus(factor));
+  return { price, bps };
+}
