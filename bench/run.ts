@@ -4,6 +4,7 @@
  */
 const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   platform: () => import('./platform.ts'),
+  marketdata: () => import('./marketdata.ts'),
 };
 
 const requested = process.argv.slice(2);

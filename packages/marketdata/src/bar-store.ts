@@ -17,7 +17,7 @@ import {
 } from './codec/bars.ts';
 import { decodeTickChunk, encodeTickChunk } from './codec/ticks.ts';
 import { FileObjectStore, type ObjectStore } from './object-store.ts';
-import { ensureZstd } from './zstd.ts';
+import { DEFAULT_ZSTD_LEVEL, ensureZstd } from './zstd.ts';
 
 export type BarBatch = BidAskBarBatch | TradeBarBatch;
 
@@ -63,7 +63,6 @@ export interface BarStoreOptions {
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const DAY = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const SYMBOL = /^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$/;
-const DEFAULT_LEVEL = 12;
 
 /** The key segment of a symbol: `C:BTCUSD` is stored as `C_BTCUSD`. */
 export function symbolKey(symbol: string): string {
@@ -162,7 +161,8 @@ function rescale(values: number[] | Float64Array, shift: number, label: string):
   const factor = 10 ** shift;
   for (let i = 0; i < values.length; i++) {
     const v = (values[i] as number) * factor;
-    if (!Number.isSafeInteger(v)) throw new RangeError(`${label}: rescaling by 10^${shift} leaves safe integers`);
+    if (!Number.isSafeInteger(v))
+      throw new RangeError(`${label}: rescaling by 10^${shift} leaves safe integers`);
     values[i] = v;
   }
 }
@@ -200,7 +200,13 @@ function sortedUniqueRows(time: Float64Array, n: number): Int32Array {
  * Merges old rows with new rows (both sorted, unique times); on equal time the new row replaces the old.
  * Values are rescaled to the larger decimals. Returns the merged batch.
  */
-function mergeBars(old: BarBatch | undefined, incoming: BarBatch, rows: Int32Array, from: number, to: number): BarBatch {
+function mergeBars(
+  old: BarBatch | undefined,
+  incoming: BarBatch,
+  rows: Int32Array,
+  from: number,
+  to: number,
+): BarBatch {
   const priceDecimals = Math.max(old?.priceDecimals ?? 0, incoming.priceDecimals);
   const volumeDecimals = Math.max(old?.volumeDecimals ?? 0, incoming.volumeDecimals);
   const make = (batch: BarBatch): RowSource => ({
@@ -283,7 +289,7 @@ export class BarStore {
     readonly objects: ObjectStore,
     options: BarStoreOptions = {},
   ) {
-    this.level = options.zstdLevel ?? DEFAULT_LEVEL;
+    this.level = options.zstdLevel ?? DEFAULT_ZSTD_LEVEL;
   }
 
   private async locked<T>(symbol: string, task: () => Promise<T>): Promise<T> {
@@ -316,7 +322,9 @@ export class BarStore {
       if (rows.length === 0) return summary;
       const index = (await this.index(symbol)) ?? { symbol, months: {} };
       if (index.symbol !== symbol) {
-        throw new Error(`symbol ${symbol} collides with stored symbol ${index.symbol} (same key ${symbolKey(symbol)})`);
+        throw new Error(
+          `symbol ${symbol} collides with stored symbol ${index.symbol} (same key ${symbolKey(symbol)})`,
+        );
       }
       const kind = barBatchKind(batch);
       let from = 0;
@@ -331,7 +339,9 @@ export class BarStore {
         if (stored) {
           const header = readBarChunkHeader(stored);
           if (header.kind !== kind) {
-            throw new Error(`${symbol} ${month}: stored ${header.kind} bars cannot be merged with ${kind} bars`);
+            throw new Error(
+              `${symbol} ${month}: stored ${header.kind} bars cannot be merged with ${kind} bars`,
+            );
           }
           old = decodeBarChunk(stored, symbol);
         }
@@ -361,7 +371,8 @@ export class BarStore {
 
   private async putIndex(symbol: string, index: SymbolIndex): Promise<void> {
     const months: Record<string, MonthIndexEntry> = {};
-    for (const month of Object.keys(index.months).sort()) months[month] = index.months[month] as MonthIndexEntry;
+    for (const month of Object.keys(index.months).sort())
+      months[month] = index.months[month] as MonthIndexEntry;
     const bytes = encodeJson({ symbol: index.symbol, months });
     const key = barIndexKey(symbol);
     if (!sameBytes(await this.objects.get(key), bytes)) await this.objects.put(key, bytes);
@@ -422,7 +433,10 @@ export class BarStore {
    * it to fetch the next month while the current one plays, holding only compressed bytes ahead, and to decode
    * into the buffers of months it has passed.
    */
-  async fetchMonth(symbol: string, month: string): Promise<((scratch?: Float64Array) => BarBatch) | undefined> {
+  async fetchMonth(
+    symbol: string,
+    month: string,
+  ): Promise<((scratch?: Float64Array) => BarBatch) | undefined> {
     const bytes = await this.readMonthBytes(symbol, month);
     if (!bytes) return undefined;
     await ensureZstd();
@@ -529,7 +543,11 @@ export class BarStore {
   }
 }
 
-function mergeTicks(old: QuoteTickBatch | undefined, incoming: QuoteTickBatch, rows: number[]): QuoteTickBatch {
+function mergeTicks(
+  old: QuoteTickBatch | undefined,
+  incoming: QuoteTickBatch,
+  rows: number[],
+): QuoteTickBatch {
   const priceDecimals = Math.max(old?.priceDecimals ?? 0, incoming.priceDecimals);
   const volumeDecimals = Math.max(old?.volumeDecimals ?? 0, incoming.volumeDecimals);
   const first = incoming.time[rows[0] as number] as number;
@@ -561,7 +579,11 @@ function mergeTicks(old: QuoteTickBatch | undefined, incoming: QuoteTickBatch, r
   for (const name of names) {
     const target = out[name];
     const decimalsOf = (b: QuoteTickBatch) =>
-      name === 'time' ? 0 : name === 'bid' || name === 'ask' ? priceDecimals - b.priceDecimals : volumeDecimals - b.volumeDecimals;
+      name === 'time'
+        ? 0
+        : name === 'bid' || name === 'ask'
+          ? priceDecimals - b.priceDecimals
+          : volumeDecimals - b.volumeDecimals;
     plan.forEach(([batch, row], j) => {
       target[j] = batch[name][row] as number;
     });

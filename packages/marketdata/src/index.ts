@@ -20,6 +20,7 @@ export {
   type BarChunkHeader,
   type BarChunkKind,
   barBatchKind,
+  barChunkValues,
   ChunkFormatError,
   decodeBarChunk,
   encodeBarChunk,
@@ -35,6 +36,13 @@ export {
 } from './codec/ticks.ts';
 export { readSignedVarints, writeSignedVarint } from './codec/varint.ts';
 export { assertObjectKey, FileObjectStore, MemoryObjectStore, type ObjectStore } from './object-store.ts';
-export { type BarSource, type ReplayInstrument, type ReplayOptions, ReplayReader, type ReplayStats, type ReplayWindow } from './replay.ts';
+export {
+  type BarSource,
+  type ReplayInstrument,
+  type ReplayOptions,
+  ReplayReader,
+  type ReplayStats,
+  type ReplayWindow,
+} from './replay.ts';
 export { deriveBidAsk, type SpreadFactors, spreadFactors } from './spread.ts';
 export { DEFAULT_ZSTD_LEVEL, ensureZstd, zstdCompress, zstdDecompress } from './zstd.ts';

@@ -95,13 +95,17 @@ export class FileObjectStore implements ObjectStore {
         if (entry.name.startsWith('.')) continue;
         const key = keyPrefix + entry.name;
         if (entry.isDirectory()) {
-          if (prefix.startsWith(`${key}/`) || key.startsWith(prefix)) await walk(join(dir, entry.name), `${key}/`);
+          if (prefix.startsWith(`${key}/`) || key.startsWith(prefix))
+            await walk(join(dir, entry.name), `${key}/`);
         } else if (entry.isFile() && key.startsWith(prefix)) {
           keys.push(key);
         }
       }
     };
-    await walk(base === '' ? this.rootDir : join(this.rootDir, ...base.split('/')), base === '' ? '' : `${base}/`);
+    await walk(
+      base === '' ? this.rootDir : join(this.rootDir, ...base.split('/')),
+      base === '' ? '' : `${base}/`,
+    );
     return keys.sort();
   }
 

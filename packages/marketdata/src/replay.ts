@@ -25,9 +25,10 @@ export interface ReplayOptions {
    */
   prefetch?: boolean;
   /**
-   * Decode each instrument's next month into the buffers of the month it has passed (default true): no fresh
-   * memory per chunk, so no page faults and little garbage. A batch handed out is then overwritten once the
-   * cursor has left it and the next month is read; set false to keep batches intact for good.
+   * Decode each instrument's next month into the buffers of the month it has passed, and hand the buffers of a
+   * finished replay to the next one through a bounded process-wide pool (default true): no fresh memory per
+   * chunk, so no page faults and little garbage. A batch handed out is then overwritten once the cursor has left
+   * it (also after the stream has ended); set false to keep batches intact for good.
    */
   reuseBuffers?: boolean;
 }
@@ -53,6 +54,33 @@ export interface ReplayStats {
   barsDecoded: number;
   /** Most chunks held at once (at most one per instrument). */
   maxChunksHeld: number;
+}
+
+/**
+ * Buffers of finished replays, shared by later ones in the process (a server runs many replays): bounded, so
+ * memory stays bounded; only buffers of readers with `reuseBuffers` (whose batches are void once passed) get here.
+ */
+const SHARED_POOL_LIMIT_BYTES = 64 * 2 ** 20;
+const sharedPool: Float64Array[] = [];
+let sharedPoolBytes = 0;
+
+/** The smallest pooled buffer of at least `values` values, removed from the pool; undefined when none fits. */
+function takeBuffer(values: number): Float64Array | undefined {
+  let best = -1;
+  for (let i = 0; i < sharedPool.length; i++) {
+    const length = (sharedPool[i] as Float64Array).length;
+    if (length >= values && (best < 0 || length < (sharedPool[best] as Float64Array).length)) best = i;
+  }
+  if (best < 0) return undefined;
+  const [buffer] = sharedPool.splice(best, 1) as [Float64Array];
+  sharedPoolBytes -= buffer.byteLength;
+  return buffer;
+}
+
+function returnBuffer(buffer: Float64Array): void {
+  if (sharedPoolBytes + buffer.byteLength > SHARED_POOL_LIMIT_BYTES) return;
+  sharedPool.push(buffer);
+  sharedPoolBytes += buffer.byteLength;
 }
 
 function barChunkValuesOf(entry: MonthIndexEntry | undefined): number {
@@ -126,6 +154,7 @@ export class ReplayReader {
   private runTimes: Float64Array = EMPTY_TIME;
   private held = 0;
   private initialized = false;
+  private finished = false;
   private readonly prefetch: boolean;
   private readonly reuse: boolean;
   /** Per instrument: the buffers of the current chunk that this reader supplied (and may recycle). */
@@ -187,7 +216,8 @@ export class ReplayReader {
       this.months.push(entries.map(([month]) => month));
       this.entries.push(entries.map(([, e]) => e));
       this.lowerBounds.push(entries.map(([, e]) => Math.max(e.first, start)));
-      this.head[k] = entries.length > 0 ? Math.max((entries[0] as [string, MonthIndexEntry])[1].first, start) : Infinity;
+      this.head[k] =
+        entries.length > 0 ? Math.max((entries[0] as [string, MonthIndexEntry])[1].first, start) : Infinity;
     });
     this.initialized = true;
   }
@@ -218,7 +248,21 @@ export class ReplayReader {
     const spare = pool[k];
     pool[k] = undefined;
     if (spare && spare.length >= values) return spare;
-    return new Float64Array(Math.ceil(values * 1.25));
+    if (spare) returnBuffer(spare);
+    return takeBuffer(values) ?? new Float64Array(Math.ceil(values * 1.25));
+  }
+
+  /** The stream is over: this reader's buffers go to the shared pool for the next reader. */
+  private finish(): void {
+    if (!this.reuse || this.finished) return;
+    this.finished = true;
+    for (const pool of [this.storedSpare, this.derivedSpare, this.ownStored, this.ownDerived]) {
+      for (let k = 0; k < pool.length; k++) {
+        const buffer = pool[k];
+        if (buffer) returnBuffer(buffer);
+        pool[k] = undefined;
+      }
+    }
   }
 
   /** The scratch buffer if `column` lives in it (the source used it), else undefined; an unused one goes back. */
@@ -264,7 +308,8 @@ export class ReplayReader {
       let batch: BidAskBarBatch;
       if (isBidAskBatch(stored)) batch = stored;
       else {
-        const derivedScratch = this.spare(this.derivedSpare, k, 8 * stored.length);
+        const copies = instrument.spreadModel.kind !== 'zero'; // `zero` shares the trade columns
+        const derivedScratch = copies ? this.spare(this.derivedSpare, k, 8 * stored.length) : undefined;
         batch = deriveBidAsk(stored, instrument.spreadModel, derivedScratch);
         this.ownDerived[k] = this.adopt(this.derivedSpare, k, derivedScratch, batch.bidOpen);
       }
@@ -273,7 +318,9 @@ export class ReplayReader {
       const bound = (this.lowerBounds[k] as number[])[m] as number;
       if (first < last && (batch.time[first] as number) < bound) {
         // the stream may already be past this bar: refuse rather than emit out of order
-        throw new Error(`${instrument.symbol} ${months[m]}: bars before the indexed first bar; run rebuildIndex`);
+        throw new Error(
+          `${instrument.symbol} ${months[m]}: bars before the indexed first bar; run rebuildIndex`,
+        );
       }
       if (first >= last) {
         this.release(k);
@@ -301,7 +348,10 @@ export class ReplayReader {
     for (;;) {
       let min = Number.POSITIVE_INFINITY;
       for (let k = 0; k < this.n; k++) if ((head[k] as number) < min) min = head[k] as number;
-      if (min === Number.POSITIVE_INFINITY) return false;
+      if (min === Number.POSITIVE_INFINITY) {
+        this.finish();
+        return false;
+      }
       const pending: number[] = [];
       for (let k = 0; k < this.n; k++) if (head[k] === min && this.loaded[k] === 0) pending.push(k);
       if (pending.length === 0) return true;

@@ -21,12 +21,15 @@ export interface SpreadFactors {
  */
 export function spreadFactors(model: SpreadModel): SpreadFactors {
   if (model.kind === 'zero') return { extraDecimals: 0, bidFactor: 1, askFactor: 1 };
-  if (model.kind !== 'half_spread_bps') throw new Error(`unknown spread model ${(model as { kind: string }).kind}`);
+  if (model.kind !== 'half_spread_bps')
+    throw new Error(`unknown spread model ${(model as { kind: string }).kind}`);
   const decimals = significantDecimals(model.value);
   const v = decimalStringToTicks(model.value, decimals);
   const unit = 10000 * 10 ** decimals;
   if (v === undefined || v < 0 || v >= unit || !Number.isSafeInteger(unit)) {
-    throw new RangeError(`half_spread_bps value must be a decimal in [0, 10000): ${JSON.stringify(model.value)}`);
+    throw new RangeError(
+      `half_spread_bps value must be a decimal in [0, 10000): ${JSON.stringify(model.value)}`,
+    );
   }
   return { extraDecimals: decimals + 4, bidFactor: unit - v, askFactor: unit + v };
 }
@@ -38,7 +41,11 @@ export function spreadFactors(model: SpreadModel): SpreadFactors {
  * stay a safe integer (RangeError otherwise); the 8 price columns are written into `scratch` when given and large
  * enough (8 x length values), else into a new buffer. Time and volume arrays are shared with the input.
  */
-export function deriveBidAsk(batch: TradeBarBatch, model: SpreadModel, scratch?: Float64Array): BidAskBarBatch {
+export function deriveBidAsk(
+  batch: TradeBarBatch,
+  model: SpreadModel,
+  scratch?: Float64Array,
+): BidAskBarBatch {
   const n = batch.length;
   const { extraDecimals, bidFactor, askFactor } = spreadFactors(model);
   const { open, high, low, close } = batch;

@@ -147,7 +147,8 @@ export class ColumnWriter {
     let mode = predict ? MODE_PREDICTED : MODE_RAW;
     for (let i = 0; i < count; i++) {
       const value = values[i] as number;
-      if (!Number.isSafeInteger(value)) throw new RangeError(`${label}[${i}] is not a safe integer: ${value}`);
+      if (!Number.isSafeInteger(value))
+        throw new RangeError(`${label}[${i}] is not a safe integer: ${value}`);
       if (mode === MODE_PREDICTED && predict) {
         const r = value - predict(i);
         if (Number.isSafeInteger(r)) residuals[i] = r;

@@ -8,9 +8,9 @@ import {
   chunkPayload,
   finishChunk,
   predictorWeight,
+  prefixSum,
   readChunkHeader,
   readColumn,
-  prefixSum,
 } from './bars.ts';
 
 /**
@@ -32,7 +32,8 @@ export interface TickChunkHeader {
 
 export function readTickChunkHeader(bytes: Uint8Array): TickChunkHeader {
   const header = readChunkHeader(bytes, TICK_CHUNK_MAGIC);
-  if (header.kindCode !== QUOTES_KIND) throw new ChunkFormatError(`HST1 chunk: unknown kind ${header.kindCode}`);
+  if (header.kindCode !== QUOTES_KIND)
+    throw new ChunkFormatError(`HST1 chunk: unknown kind ${header.kindCode}`);
   return {
     priceDecimals: header.priceDecimals,
     volumeDecimals: header.volumeDecimals,
