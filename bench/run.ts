@@ -4,7 +4,12 @@
  */
 const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   platform: () => import('./platform.ts'),
-  marketdata: () => import('./marketdata.ts'),
+  marketdata: async () => ({
+    run: async () => {
+      await (await import('./marketdata.ts')).run();
+      await (await import('./import.ts')).run();
+    },
+  }),
 };
 
 const requested = process.argv.slice(2);

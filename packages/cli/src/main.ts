@@ -1,5 +1,6 @@
 import { IMPORT_FORMATS } from '@hindsight/marketdata/import';
 import { Command, Option } from 'commander';
+import { runDataExport } from './commands/data-export.ts';
 import { runDataImport } from './commands/data-import.ts';
 import { runStart } from './commands/start.ts';
 import { runUsersCreate } from './commands/users.ts';
@@ -72,5 +73,15 @@ data
   .option('--keep-empty-bars', 'keep zero-volume filler candles (dukascopy)')
   .addOption(new Option('--data-dir <dir>', 'data directory').env('HINDSIGHT_DATA_DIR'))
   .action(runDataImport);
+
+data
+  .command('export')
+  .description('export stored base bars of one instrument as Parquet (exact DECIMAL prices)')
+  .requiredOption('--symbol <symbol>', 'catalog symbol, e.g. C:BTCUSD')
+  .requiredOption('--out <file>', 'Parquet file to write')
+  .option('--start <time>', 'inclusive start, ISO-8601 (default: the first stored bar)')
+  .option('--end <time>', 'exclusive end, ISO-8601 (default: after the last stored bar)')
+  .addOption(new Option('--data-dir <dir>', 'data directory').env('HINDSIGHT_DATA_DIR'))
+  .action(runDataExport);
 
 await program.parseAsync(process.argv);

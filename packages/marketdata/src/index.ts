@@ -35,6 +35,7 @@ export {
   type TickChunkHeader,
 } from './codec/ticks.ts';
 export { readSignedVarints, writeSignedVarint } from './codec/varint.ts';
+export { exportParquet, type ParquetExport } from './export/parquet.ts';
 export { assertObjectKey, FileObjectStore, MemoryObjectStore, type ObjectStore } from './object-store.ts';
 export {
   type BarSource,
