@@ -1,0 +1,4 @@
+export * from './metrics.ts';
+export * from './result-files.ts';
+export * from './timeseries-sampler.ts';
+export * from './trade-lot.ts';

@@ -1,0 +1,379 @@
+/**
+ * Scenario metrics (management-api.md "Metrics", decisions 8-17 and 36).
+ *
+ * Arithmetic: every computation on money, NAV, returns, standard deviations and ratios is done in
+ * `Dec` (60 significant digits). Percentages and ratios are converted to JS numbers once, at the end
+ * (`Dec#toNumber`, the double nearest the decimal result); money stays a canonical decimal string.
+ * Durations: maxDrawdownDurationDays is one difference of integer milliseconds (exact) divided by
+ * 86400000 as numbers; avgTradeDurationSeconds sums the lots' milliseconds in Dec (no 2^53 limit) and
+ * divides in Dec.
+ *
+ * The NAV inputs are the timeseries file's arrays. The sampler keeps every point these metrics
+ * depend on, so the metrics computed from the sampled file equal those of the full series.
+ */
+import { Dec, toDecimalString } from '@hindsight/core';
+import { DAY_MS } from './timeseries-sampler.ts';
+import type { DecimalInput, TradeLot } from './trade-lot.ts';
+
+export type MetricReason =
+  | 'insufficient_data_points'
+  | 'zero_standard_deviation'
+  | 'no_negative_returns'
+  | 'no_winning_trades'
+  | 'no_losing_trades'
+  | 'no_closed_trades';
+
+/**
+ * Decision 17: an omitted metric `x` carries `xReason`; a present one carries none. Percentages and
+ * ratios are numbers, counts integers, money decimal strings (decision 16).
+ */
+export interface Metrics {
+  totalReturn: number;
+  maxDrawdownPct: number;
+  sharpeRatio?: number;
+  sharpeRatioReason?: MetricReason;
+  winRatePct?: number;
+  winRatePctReason?: MetricReason;
+  totalTrades: number;
+  netPnl: string;
+  grossPnl: string;
+  annualizedReturnPct?: number;
+  annualizedReturnPctReason?: MetricReason;
+  maxDrawdownDurationDays: number;
+  sortinoRatio?: number;
+  sortinoRatioReason?: MetricReason;
+  winningTrades: number;
+  losingTrades: number;
+  profitFactor?: number;
+  profitFactorReason?: MetricReason;
+  avgWin?: string;
+  avgWinReason?: MetricReason;
+  avgLoss?: string;
+  avgLossReason?: MetricReason;
+  largestWin?: string;
+  largestWinReason?: MetricReason;
+  largestLoss?: string;
+  largestLossReason?: MetricReason;
+  avgTradeDurationSeconds?: number;
+  avgTradeDurationSecondsReason?: MetricReason;
+  totalCommission: string;
+}
+
+export interface MetricsInput {
+  /** Timeseries file timestamps (epoch ms, strictly increasing; the first is the run start). */
+  timestamps: readonly number[];
+  /** Timeseries file NAV, index-aligned with `timestamps`. */
+  nav: readonly DecimalInput[];
+  /** Every lot, open and closed. */
+  trades: readonly TradeLot[];
+  initialCapital: DecimalInput;
+  startTime: number;
+  endTime: number;
+  /** Every subscribed instrument is crypto (`C:`): 365 trading days per year, else 252 (decision 10). */
+  allCrypto: boolean;
+}
+
+/** Dec -> number, never -0. */
+function toNum(value: Dec): number {
+  const n = value.toNumber();
+  return n === 0 ? 0 : n;
+}
+
+function checkSeries(timestamps: readonly number[], nav: readonly DecimalInput[]): void {
+  if (timestamps.length === 0) throw new RangeError('the timeseries needs at least the run-start sample');
+  if (timestamps.length !== nav.length) throw new RangeError('timestamps and nav must be index-aligned');
+  for (let i = 0; i < timestamps.length; i++) {
+    const t = timestamps[i] as number;
+    if (!Number.isSafeInteger(t)) throw new RangeError('timestamps must be integer epoch ms');
+    if (i > 0 && t <= (timestamps[i - 1] as number))
+      throw new RangeError('timestamps must strictly increase');
+  }
+}
+
+export interface DrawdownStats {
+  /** Largest (peak - trough) / peak, as a fraction (x 100 for percent). */
+  maxDrawdown: Dec;
+  /** Decision 15, in milliseconds. */
+  maxDurationMs: number;
+}
+
+/**
+ * maxDrawdownPct and decision 15's duration on one pass. The peak is the running maximum of NAV from
+ * the first sample (decision 8: initialCapital). A drawdown starts at the last sample at the peak and
+ * ends at the first sample at or above it again, or at the last sample if NAV never recovers.
+ */
+export function drawdownStats(timestamps: readonly number[], nav: readonly DecimalInput[]): DrawdownStats {
+  checkSeries(timestamps, nav);
+  let peak = new Dec(nav[0] as DecimalInput);
+  let peakTime = timestamps[0] as number;
+  let trough = peak;
+  let inDrawdown = false;
+  let maxDrawdown = new Dec(0);
+  let maxDurationMs = 0;
+  for (let i = 1; i < nav.length; i++) {
+    const v = new Dec(nav[i] as DecimalInput);
+    const t = timestamps[i] as number;
+    if (v.gte(peak)) {
+      if (inDrawdown) maxDurationMs = Math.max(maxDurationMs, t - peakTime);
+      inDrawdown = false;
+      peak = v;
+      peakTime = t;
+    } else if (!inDrawdown || v.lt(trough)) {
+      inDrawdown = true;
+      trough = v;
+      const dd = peak.minus(v).div(peak);
+      if (dd.gt(maxDrawdown)) maxDrawdown = dd;
+    }
+  }
+  if (inDrawdown)
+    maxDurationMs = Math.max(maxDurationMs, (timestamps[timestamps.length - 1] as number) - peakTime);
+  return { maxDrawdown, maxDurationMs };
+}
+
+export interface DailyCloses {
+  /** The UTC midnights, from the first at or after the first sample to the first at or after the last. */
+  times: number[];
+  /** For each midnight, the NAV of the last sample at or before it. */
+  closes: Dec[];
+}
+
+/** Decision 10: NAV resampled to UTC daily closes; days without a sample repeat the previous close. */
+export function dailyCloses(timestamps: readonly number[], nav: readonly DecimalInput[]): DailyCloses {
+  checkSeries(timestamps, nav);
+  const first = Math.ceil((timestamps[0] as number) / DAY_MS) * DAY_MS;
+  const last = Math.ceil((timestamps[timestamps.length - 1] as number) / DAY_MS) * DAY_MS;
+  const times: number[] = [];
+  const closes: Dec[] = [];
+  let j = 0;
+  for (let midnight = first; midnight <= last; midnight += DAY_MS) {
+    while (j + 1 < timestamps.length && (timestamps[j + 1] as number) <= midnight) j++;
+    times.push(midnight);
+    closes.push(new Dec(nav[j] as DecimalInput));
+  }
+  return { times, closes };
+}
+
+/**
+ * Returns between consecutive daily closes, close / previous - 1. A previous close of exactly zero
+ * leaves that return undefined; it is skipped (the stop-out keeps NAV from resting at zero).
+ */
+export function dailyReturns(closes: readonly Dec[]): Dec[] {
+  const returns: Dec[] = [];
+  for (let i = 1; i < closes.length; i++) {
+    const prev = closes[i - 1] as Dec;
+    if (prev.isZero()) continue;
+    returns.push((closes[i] as Dec).div(prev).minus(1));
+  }
+  return returns;
+}
+
+export interface RiskRatios {
+  sharpe: { value: Dec } | { reason: MetricReason };
+  sortino: { value: Dec } | { reason: MetricReason };
+}
+
+/** Decision 11: Sharpe (sample std, n - 1) and Sortino (downside deviation over all N returns). */
+export function riskRatios(returns: readonly Dec[], tradingDaysPerYear: number): RiskRatios {
+  const n = returns.length;
+  if (n < 2)
+    return {
+      sharpe: { reason: 'insufficient_data_points' },
+      sortino: { reason: 'insufficient_data_points' },
+    };
+  const mean = returns.reduce((acc, r) => acc.plus(r), new Dec(0)).div(n);
+  const annualise = new Dec(tradingDaysPerYear).sqrt();
+  const variance = returns.reduce((acc, r) => acc.plus(r.minus(mean).pow(2)), new Dec(0)).div(n - 1);
+  const std = variance.sqrt();
+  const sharpe = std.isZero()
+    ? { reason: 'zero_standard_deviation' as const }
+    : { value: mean.div(std).times(annualise) };
+  const downsideSum = returns.reduce(
+    (acc, r) => (r.isNegative() && !r.isZero() ? acc.plus(r.pow(2)) : acc),
+    new Dec(0),
+  );
+  const sortino = downsideSum.isZero()
+    ? { reason: 'no_negative_returns' as const }
+    : { value: mean.div(downsideSum.div(n).sqrt()).times(annualise) };
+  return { sharpe, sortino };
+}
+
+type OptionalKey =
+  | 'sharpeRatio'
+  | 'sortinoRatio'
+  | 'annualizedReturnPct'
+  | 'winRatePct'
+  | 'profitFactor'
+  | 'avgWin'
+  | 'avgLoss'
+  | 'largestWin'
+  | 'largestLoss'
+  | 'avgTradeDurationSeconds';
+
+/** Sets `key` or, when omitted, `keyReason` (decision 17). */
+function setOptional<K extends OptionalKey>(
+  target: Metrics,
+  key: K,
+  result: { value: NonNullable<Metrics[K]> } | { reason: MetricReason },
+): void {
+  if ('value' in result) target[key] = result.value;
+  else target[`${key}Reason`] = result.reason;
+}
+
+export function computeMetrics(input: MetricsInput): Metrics {
+  const { timestamps, nav, trades } = input;
+  checkSeries(timestamps, nav);
+  if (!Number.isSafeInteger(input.startTime) || !Number.isSafeInteger(input.endTime)) {
+    throw new RangeError('startTime and endTime must be integer epoch ms');
+  }
+  if (input.endTime <= input.startTime) throw new RangeError('endTime must be after startTime');
+
+  // Decision 8: initial NAV is initialCapital; the final NAV is the last sample.
+  const initial = new Dec(input.initialCapital);
+  if (initial.lte(0)) throw new RangeError('initialCapital must be positive');
+  const finalNav = new Dec(nav[nav.length - 1] as DecimalInput);
+  const netPnl = finalNav.minus(initial);
+  const totalReturn = netPnl.div(initial).times(100);
+
+  // Commissions: every lot, entry fees of open lots included.
+  let totalCommission = new Dec(0);
+  for (const lot of trades) {
+    if (lot.entry_commission !== undefined) totalCommission = totalCommission.plus(lot.entry_commission);
+    if (lot.state === 'Closed' && lot.exit_commission !== undefined) {
+      totalCommission = totalCommission.plus(lot.exit_commission);
+    }
+  }
+
+  const { maxDrawdown, maxDurationMs } = drawdownStats(timestamps, nav);
+  const tradingDaysPerYear = input.allCrypto ? 365 : 252;
+  const ratios = riskRatios(dailyReturns(dailyCloses(timestamps, nav).closes), tradingDaysPerYear);
+
+  // Decision 14: ((1 + totalReturn/100)^(365 / durationDays) - 1) x 100, durationDays fractional.
+  // finalNav / initial is 1 + totalReturn/100 exactly. A final NAV at or below zero is a total loss:
+  // -100 (a real power of a negative base is undefined). A result too large for a double (a very
+  // short run with a large return) is omitted as insufficient data.
+  const growth = finalNav.div(initial);
+  let annualized: { value: number } | { reason: MetricReason };
+  if (growth.lte(0)) {
+    annualized = { value: -100 };
+  } else {
+    const exponent = new Dec(365).times(DAY_MS).div(input.endTime - input.startTime);
+    const value = toNum(growth.pow(exponent).minus(1).times(100));
+    annualized = Number.isFinite(value) ? { value } : { reason: 'insufficient_data_points' };
+  }
+
+  // Trades: closed lots are counted (decision 12); winners/losers on realized_pnl before fees.
+  const closed = trades.filter((lot) => lot.state === 'Closed');
+  let winners = 0;
+  let losers = 0;
+  let sumWin = new Dec(0);
+  let sumLoss = new Dec(0); // absolute
+  let largestWin = new Dec(0);
+  let largestLoss = new Dec(0); // absolute
+  let durationMs = new Dec(0);
+  for (const lot of closed) {
+    const pnl = new Dec(lot.realized_pnl);
+    if (pnl.gt(0)) {
+      winners++;
+      sumWin = sumWin.plus(pnl);
+      if (pnl.gt(largestWin)) largestWin = pnl;
+    } else if (pnl.lt(0)) {
+      losers++;
+      const loss = pnl.abs();
+      sumLoss = sumLoss.plus(loss);
+      if (loss.gt(largestLoss)) largestLoss = loss;
+    }
+    durationMs = durationMs.plus(lot.closed_at - lot.opened_at);
+  }
+
+  const metrics: Metrics = {
+    totalReturn: toNum(totalReturn),
+    maxDrawdownPct: toNum(maxDrawdown.times(100)),
+    totalTrades: closed.length,
+    netPnl: toDecimalString(netPnl),
+    grossPnl: toDecimalString(netPnl.plus(totalCommission)),
+    maxDrawdownDurationDays: maxDurationMs / DAY_MS,
+    winningTrades: winners,
+    losingTrades: losers,
+    totalCommission: toDecimalString(totalCommission),
+  };
+  setOptional(
+    metrics,
+    'sharpeRatio',
+    'value' in ratios.sharpe ? { value: toNum(ratios.sharpe.value) } : ratios.sharpe,
+  );
+  setOptional(
+    metrics,
+    'sortinoRatio',
+    'value' in ratios.sortino ? { value: toNum(ratios.sortino.value) } : ratios.sortino,
+  );
+  setOptional(metrics, 'annualizedReturnPct', annualized);
+
+  const count = closed.length;
+  const noClosed = { reason: 'no_closed_trades' as const };
+  const money = (value: Dec) => ({ value: toDecimalString(value) });
+  setOptional(
+    metrics,
+    'winRatePct',
+    count === 0 ? noClosed : { value: toNum(new Dec(winners).div(count).times(100)) },
+  );
+  setOptional(
+    metrics,
+    'profitFactor',
+    count === 0
+      ? noClosed
+      : losers === 0
+        ? { reason: 'no_losing_trades' }
+        : { value: winners === 0 ? 0 : toNum(sumWin.div(sumLoss)) },
+  );
+  const noWinner = count === 0 ? noClosed : { reason: 'no_winning_trades' as const };
+  const noLoser = count === 0 ? noClosed : { reason: 'no_losing_trades' as const };
+  setOptional(metrics, 'avgWin', winners === 0 ? noWinner : money(sumWin.div(winners)));
+  setOptional(metrics, 'avgLoss', losers === 0 ? noLoser : money(sumLoss.div(losers)));
+  setOptional(metrics, 'largestWin', winners === 0 ? noWinner : money(largestWin));
+  setOptional(metrics, 'largestLoss', losers === 0 ? noLoser : money(largestLoss));
+  setOptional(
+    metrics,
+    'avgTradeDurationSeconds',
+    count === 0 ? noClosed : { value: toNum(durationMs.div(count).div(1000)) },
+  );
+  return orderMetrics(metrics);
+}
+
+/** The spec's table order, each reason right after its metric (presentation only). */
+const METRIC_ORDER: readonly (keyof Metrics)[] = [
+  'totalReturn',
+  'maxDrawdownPct',
+  'sharpeRatio',
+  'sharpeRatioReason',
+  'winRatePct',
+  'winRatePctReason',
+  'totalTrades',
+  'netPnl',
+  'grossPnl',
+  'annualizedReturnPct',
+  'annualizedReturnPctReason',
+  'maxDrawdownDurationDays',
+  'sortinoRatio',
+  'sortinoRatioReason',
+  'winningTrades',
+  'losingTrades',
+  'profitFactor',
+  'profitFactorReason',
+  'avgWin',
+  'avgWinReason',
+  'avgLoss',
+  'avgLossReason',
+  'largestWin',
+  'largestWinReason',
+  'largestLoss',
+  'largestLossReason',
+  'avgTradeDurationSeconds',
+  'avgTradeDurationSecondsReason',
+  'totalCommission',
+];
+
+function orderMetrics(metrics: Metrics): Metrics {
+  const ordered: Record<string, unknown> = {};
+  for (const key of METRIC_ORDER) if (metrics[key] !== undefined) ordered[key] = metrics[key];
+  return ordered as unknown as Metrics;
+}
