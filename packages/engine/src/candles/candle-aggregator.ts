@@ -1,0 +1,118 @@
+import {
+  type BidAskBarBatch,
+  bucketSpan,
+  type SessionCalendar,
+  type Timeframe,
+  ticksToDecimalString,
+} from '@hindsight/core';
+
+/**
+ * Builds the candles a strategy subscribed to from the base bars as they are replayed. A candle is
+ * the mid of bid and ask (for trade-only data that is the traded price, since the spread model is
+ * symmetric): open of its first base bar, the mid of the highs and of the lows, close of its last bar,
+ * summed volume, stamped with its bucket start. It closes as soon as simulated time reaches its end,
+ * even when its last minutes had no base bar; a bucket without base bars yields no candle.
+ */
+export interface Candle {
+  symbol: string;
+  timeframe: Timeframe;
+  /** Bucket start, epoch ms. */
+  start: number;
+  /** Bucket end, epoch ms: when the candle closed. */
+  end: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+interface OpenBucket {
+  start: number;
+  end: number;
+  /** Mid prices as integers at `priceDecimals + 1` (bid + ask, times 5), so halves stay exact. */
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  priceDecimals: number;
+  volumeDecimals: number;
+}
+
+export class CandleAggregator {
+  private bucket: OpenBucket | undefined;
+
+  constructor(
+    readonly symbol: string,
+    readonly timeframe: Timeframe,
+    private readonly calendar: SessionCalendar,
+  ) {}
+
+  /**
+   * Adds the base bar at `row` (which starts at `time`). Returns the previous candle if this bar
+   * begins a new bucket. Call `closeBy` afterwards to close the bucket this bar may have completed.
+   */
+  add(batch: BidAskBarBatch, row: number): Candle | undefined {
+    const time = batch.time[row] as number;
+    let closed: Candle | undefined;
+    if (this.bucket && time >= this.bucket.end) closed = this.take();
+    const open = mid(batch.bidOpen[row], batch.askOpen[row]);
+    const high = mid(batch.bidHigh[row], batch.askHigh[row]);
+    const low = mid(batch.bidLow[row], batch.askLow[row]);
+    const close = mid(batch.bidClose[row], batch.askClose[row]);
+    const volume = batch.volume[row] as number;
+    const b = this.bucket;
+    if (!b || b.priceDecimals !== batch.priceDecimals || b.volumeDecimals !== batch.volumeDecimals) {
+      if (b) closed ??= this.take();
+      const [start, end] = bucketSpan(this.timeframe, this.calendar, time);
+      this.bucket = {
+        start,
+        end,
+        open,
+        high,
+        low,
+        close,
+        volume,
+        priceDecimals: batch.priceDecimals,
+        volumeDecimals: batch.volumeDecimals,
+      };
+      return closed;
+    }
+    if (high > b.high) b.high = high;
+    if (low < b.low) b.low = low;
+    b.close = close;
+    b.volume += volume;
+    return closed;
+  }
+
+  /** Closes and returns the open candle if simulated time `now` has reached its end. */
+  closeBy(now: number): Candle | undefined {
+    return this.bucket && now >= this.bucket.end ? this.take() : undefined;
+  }
+
+  /** The end of the open bucket, if any: the next time this aggregator can emit. */
+  get pendingEnd(): number | undefined {
+    return this.bucket?.end;
+  }
+
+  private take(): Candle {
+    const b = this.bucket as OpenBucket;
+    this.bucket = undefined;
+    const d = b.priceDecimals + 1;
+    return {
+      symbol: this.symbol,
+      timeframe: this.timeframe,
+      start: b.start,
+      end: b.end,
+      open: ticksToDecimalString(b.open, d),
+      high: ticksToDecimalString(b.high, d),
+      low: ticksToDecimalString(b.low, d),
+      close: ticksToDecimalString(b.close, d),
+      volume: ticksToDecimalString(b.volume, b.volumeDecimals),
+    };
+  }
+}
+
+const mid = (bid: number | undefined, ask: number | undefined): number =>
+  ((bid as number) + (ask as number)) * 5;

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { BidAskBarBatch } from '@hindsight/core';
+import { type Candle, CandleAggregator } from '../src/candles/candle-aggregator.ts';
+
+const MINUTE = 60_000;
+const T0 = Date.parse('2024-01-02T00:00:00Z');
+
+/** Bars at the given minutes after T0; bid = 100 + i (cents), ask = bid + 1 cent, volume 2. */
+function batch(minutes: number[]): BidAskBarBatch {
+  const n = minutes.length;
+  const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
+  return {
+    symbol: 'C:BTCUSD',
+    priceDecimals: 2,
+    volumeDecimals: 0,
+    length: n,
+    time: col((i) => T0 + (minutes[i] as number) * MINUTE),
+    bidOpen: col((i) => 10000 + i),
+    bidHigh: col((i) => 10010 + i),
+    bidLow: col((i) => 9990 + i),
+    bidClose: col((i) => 10005 + i),
+    askOpen: col((i) => 10001 + i),
+    askHigh: col((i) => 10011 + i),
+    askLow: col((i) => 9991 + i),
+    askClose: col((i) => 10006 + i),
+    volume: col(() => 2),
+  };
+}
+
+describe('candle aggregation during replay', () => {
+  it('closes a candle when simulated time reaches its end, with mid prices kept exact', () => {
+    const bars = batch([0, 1, 2, 3, 4, 5]);
+    const agg = new CandleAggregator('C:BTCUSD', '5m', 'utc');
+    const emitted: Candle[] = [];
+    for (let i = 0; i < bars.length; i++) {
+      const early = agg.add(bars, i);
+      if (early) emitted.push(early);
+      const closed = agg.closeBy((bars.time[i] as number) + MINUTE);
+      if (closed) emitted.push(closed);
+    }
+    assert.equal(emitted.length, 1, 'the 00:05 bucket is still open');
+    assert.deepEqual(emitted[0], {
+      symbol: 'C:BTCUSD',
+      timeframe: '5m',
+      start: T0,
+      end: T0 + 5 * MINUTE,
+      open: '100.005',
+      high: '100.145',
+      low: '99.905',
+      close: '100.095',
+      volume: '10',
+    });
+  });
+
+  it('closes a bucket whose last minutes have no bars once time passes its end, and invents none', () => {
+    const bars = batch([0, 1, 12]);
+    const agg = new CandleAggregator('C:BTCUSD', '5m', 'utc');
+    assert.equal(agg.add(bars, 0), undefined);
+    assert.equal(agg.add(bars, 1), undefined);
+    assert.equal(agg.closeBy(T0 + 2 * MINUTE), undefined);
+    const closed = agg.closeBy(T0 + 5 * MINUTE);
+    assert.equal(closed?.volume, '4');
+    assert.equal(agg.add(bars, 2), undefined, 'nothing for the empty 00:05 bucket');
+    assert.equal(agg.pendingEnd, T0 + 15 * MINUTE);
+  });
+});
