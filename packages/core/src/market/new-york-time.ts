@@ -1,46 +1,16 @@
+import { TimeZoneOffsets } from './time-zone.ts';
+
 /**
  * America/New_York wall-clock arithmetic: FX days roll over at 17:00 New York, US stocks trade on New
- * York dates, and both follow daylight saving. Offsets come from the platform's time-zone database
- * (Intl); they only change on whole UTC hours, so they are cached per hour.
+ * York dates, and both follow daylight saving (offsets from `TimeZoneOffsets`).
  */
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-const formatter = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'America/New_York',
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: 'numeric',
-  day: 'numeric',
-  hour: 'numeric',
-  minute: 'numeric',
-  second: 'numeric',
-});
-
-const offsetByHour = new Map<number, number>();
+const newYork = new TimeZoneOffsets('America/New_York');
 
 /** New York local time minus UTC, in ms (-5 h in winter, -4 h in summer). */
-export function newYorkOffsetMs(utcMs: number): number {
-  const hour = Math.floor(utcMs / HOUR_MS);
-  const cached = offsetByHour.get(hour);
-  if (cached !== undefined) return cached;
-  const at = hour * HOUR_MS;
-  const parts: Record<string, number> = {};
-  for (const part of formatter.formatToParts(at)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const local = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  const offset = local - at;
-  offsetByHour.set(hour, offset);
-  return offset;
-}
+export const newYorkOffsetMs = (utcMs: number): number => newYork.offsetAt(utcMs);
 
 /** The UTC instant of a New York wall-clock time (times skipped by DST resolve forward). */
 export function newYorkToUtc(year: number, month: number, day: number, hour = 0, minute = 0): number {

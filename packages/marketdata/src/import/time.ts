@@ -1,3 +1,5 @@
+import { TimeZoneOffsets } from '@hindsight/core';
+
 /**
  * Timestamp parsing without Date objects in the hot loop, and time-zone conversion of wall-clock
  * times (UTC, fixed offsets, or IANA zones through Intl with offsets cached per hour).
@@ -180,60 +182,17 @@ class FixedZone implements WallClockZone {
 class IanaZone implements WallClockZone {
   readonly name: string;
   ambiguous = 0;
-  private readonly format: Intl.DateTimeFormat;
-  private readonly hourOffsets = new Map<number, number>();
-  private readonly minuteOffsets = new Map<number, number>();
+  private readonly offsets: TimeZoneOffsets;
   private readonly wallHours = new Map<number, number>();
 
   constructor(name: string) {
     this.name = name;
-    this.format = new Intl.DateTimeFormat('en-US', {
-      timeZone: name,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-  }
-
-  private computeOffset(utcMs: number): number {
-    const whole = Math.floor(utcMs / 1000) * 1000;
-    const parts: Record<string, number> = {};
-    for (const part of this.format.formatToParts(whole)) {
-      if (part.type !== 'literal') parts[part.type] = Number(part.value);
-    }
-    const local = Date.UTC(
-      parts.year ?? 1970,
-      (parts.month ?? 1) - 1,
-      parts.day ?? 1,
-      parts.hour ?? 0,
-      parts.minute ?? 0,
-      parts.second ?? 0,
-    );
-    return local - whole;
+    this.offsets = new TimeZoneOffsets(name);
   }
 
   /** Offset (ms east of UTC) in force at a UTC instant. */
   offsetAt(utcMs: number): number {
-    const hour = Math.floor(utcMs / HOUR_MS);
-    let offset = this.hourOffsets.get(hour);
-    if (offset === undefined) {
-      const first = this.computeOffset(hour * HOUR_MS);
-      const last = this.computeOffset(hour * HOUR_MS + HOUR_MS - 1000);
-      offset = first === last ? first : Number.NaN;
-      this.hourOffsets.set(hour, offset);
-    }
-    if (!Number.isNaN(offset)) return offset;
-    const minute = Math.floor(utcMs / MINUTE_MS);
-    let exact = this.minuteOffsets.get(minute);
-    if (exact === undefined) {
-      exact = this.computeOffset(minute * MINUTE_MS);
-      this.minuteOffsets.set(minute, exact);
-    }
-    return exact;
+    return this.offsets.offsetAt(utcMs);
   }
 
   private resolve(wallMs: number): number {
