@@ -3,15 +3,9 @@ export {
   type BarCoverage,
   BarStore,
   type BarStoreOptions,
-  barChunkKey,
-  barIndexKey,
   type MonthIndexEntry,
-  monthRange,
   openFileBarStore,
   type SymbolIndex,
-  symbolKey,
-  tickChunkKey,
-  utcMonth,
   type WriteSummary,
 } from './bar-store.ts';
 export {
@@ -46,4 +40,5 @@ export {
   type ReplayWindow,
 } from './replay.ts';
 export { deriveBidAsk, type SpreadFactors, spreadFactors } from './spread.ts';
+export { barChunkKey, barIndexKey, monthRange, symbolKey, tickChunkKey, utcMonth } from './store-keys.ts';
 export { DEFAULT_ZSTD_LEVEL, ensureZstd, zstdCompress, zstdDecompress } from './zstd.ts';

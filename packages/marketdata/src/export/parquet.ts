@@ -1,7 +1,8 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { type BarBatch, monthRange } from '../bar-store.ts';
+import type { BarBatch } from '../bar-store.ts';
 import { isBidAskBatch } from '../codec/bars.ts';
 import type { BarSource } from '../replay.ts';
+import { monthRange } from '../store-keys.ts';
 import { ensureZstd, zstdCompress } from '../zstd.ts';
 
 /**
