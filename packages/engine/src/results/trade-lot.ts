@@ -6,7 +6,9 @@
  * never mutate their input. Realized P&L is computed (and converted to USD, decision 1) by the
  * caller; this module only carries it.
  */
+
 import { Dec, toDecimalString } from '@hindsight/core';
+import { exact } from '../account/exact.ts';
 
 export type TradeState = 'Open' | 'Closed';
 export type TradeDirection = 'Long' | 'Short';
@@ -177,12 +179,13 @@ export function splitLot(
   if (part.gte(total)) throw new RangeError(`split of trade ${lot.id} must leave a positive remainder`);
   const { entry_commission: entry, ...rest } = lot;
   const detached: OpenTradeLot = { ...rest, id: detachedId, units: toDecimalString(part) };
-  const remainder: OpenTradeLot = { ...rest, units: toDecimalString(total.minus(part)) };
+  const remainder: OpenTradeLot = { ...rest, units: toDecimalString(exact(total).minus(part)) };
   if (entry !== undefined) {
     const entryTotal = new Dec(entry);
     const share = entryTotal.times(part).div(total);
     if (!share.isZero()) detached.entry_commission = toDecimalString(share);
-    const left = entryTotal.minus(share);
+    // The two shares must add up to the lot's commission exactly, so the remainder is not rounded.
+    const left = exact(entryTotal).minus(share);
     if (!left.isZero()) remainder.entry_commission = toDecimalString(left);
   }
   return { detached, remainder };

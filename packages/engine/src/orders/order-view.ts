@@ -1,0 +1,187 @@
+import { Dec, toDecimalString } from '@hindsight/core';
+import type { ParsedOrderRequest } from './order-request.ts';
+import { assertTransition, type OrderStatus } from './order-states.ts';
+import type {
+  Order,
+  OrderHandle,
+  OrderType,
+  RejectReason,
+  Side,
+  TimeInForce,
+  TrailingType,
+} from './order-types.ts';
+
+/**
+ * The engine's record of one order (exact decimals, epoch-ms timestamps) and its wire view (spec
+ * trading-gateway.md: Order, OrderHandle). Field names follow the wire so the mapping stays obvious.
+ * Status changes go through the state table (`order-states.ts`).
+ */
+export interface OrderRecord {
+  id: string;
+  symbol: string;
+  side: Side;
+  order_type: OrderType;
+  time_in_force: TimeInForce;
+  status: OrderStatus;
+  quantity: Dec;
+  filled_quantity: Dec;
+  /** Volume-weighted over the fills; null while unfilled. */
+  average_fill_price: Dec | null;
+  limit_price: Dec | null;
+  stop_price: Dec | null;
+  stop_loss: Dec | null;
+  take_profit: Dec | null;
+  trailing_distance: Dec | null;
+  trailing_type: TrailingType | null;
+  display_quantity: Dec | null;
+  client_order_id: string | null;
+  correlation_id: string | null;
+  reject_reason: RejectReason | null;
+  oco_group_id: string | null;
+  position_id: string | null;
+  parent_order_id: string | null;
+  reduce_only: boolean | null;
+  post_only: boolean | null;
+  hidden: boolean | null;
+  /** The leverage the client asked for (the engine applies `effectiveLeverage`); not on the wire Order. */
+  leverage: Dec | null;
+  /** Epoch ms. */
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewOrderOptions {
+  id: string;
+  /** Epoch ms of submission (simulated time). */
+  at: number;
+  correlationId?: string | null;
+  parentOrderId?: string | null;
+  /** PENDING (accepted, the default) or REJECTED (with `rejectReason`). */
+  status?: 'PENDING' | 'REJECTED';
+  rejectReason?: RejectReason | null;
+}
+
+/** A new order from a valid request: PENDING (or REJECTED with its reason), nothing filled. */
+export function newOrderRecord(request: ParsedOrderRequest, options: NewOrderOptions): OrderRecord {
+  const status = options.status ?? 'PENDING';
+  assertTransition(options.id, null, status);
+  return {
+    id: options.id,
+    symbol: request.symbol,
+    side: request.side,
+    order_type: request.order_type,
+    time_in_force: request.time_in_force,
+    status,
+    quantity: request.quantity,
+    filled_quantity: new Dec(0),
+    average_fill_price: null,
+    limit_price: request.limit_price ?? null,
+    stop_price: request.stop_price ?? null,
+    stop_loss: request.stop_loss ?? null,
+    take_profit: request.take_profit ?? null,
+    trailing_distance: request.trailing_distance ?? null,
+    trailing_type: request.trailing_type ?? null,
+    display_quantity: request.display_quantity ?? null,
+    client_order_id: request.client_order_id ?? null,
+    correlation_id: options.correlationId ?? null,
+    reject_reason: status === 'REJECTED' ? (options.rejectReason ?? 'UNKNOWN') : null,
+    oco_group_id: request.oco_group_id ?? null,
+    position_id: request.position_id ?? null,
+    parent_order_id: options.parentOrderId ?? null,
+    reduce_only: request.reduce_only ?? null,
+    post_only: request.post_only ?? null,
+    hidden: request.hidden ?? null,
+    leverage: request.leverage ?? null,
+    created_at: options.at,
+    updated_at: options.at,
+  };
+}
+
+/** quantity - filled_quantity. */
+export const remainingQuantity = (order: Pick<OrderRecord, 'quantity' | 'filled_quantity'>): Dec =>
+  order.quantity.minus(order.filled_quantity);
+
+/**
+ * A status change through the state table (throws `OrderStateError` on an illegal move). A move to
+ * REJECTED records its reason (UNKNOWN when none is given).
+ */
+export function withStatus(
+  order: OrderRecord,
+  status: OrderStatus,
+  at: number,
+  rejectReason?: RejectReason,
+): OrderRecord {
+  assertTransition(order.id, order.status, status);
+  return {
+    ...order,
+    status,
+    reject_reason: status === 'REJECTED' ? (rejectReason ?? 'UNKNOWN') : order.reject_reason,
+    updated_at: at,
+  };
+}
+
+/**
+ * One fill of `quantity` at `price`: the filled quantity grows, the average fill price is the
+ * quantity-weighted mean of all fills, and the status becomes FILLED when nothing remains, else
+ * PARTIALLY_FILLED. Throws on an illegal move or a fill larger than what remains.
+ */
+export function withFill(order: OrderRecord, quantity: Dec, price: Dec, at: number): OrderRecord {
+  const remaining = remainingQuantity(order);
+  if (!quantity.gt(0) || quantity.gt(remaining)) {
+    throw new RangeError(
+      `order ${order.id}: fill of ${toDecimalString(quantity)} with ${toDecimalString(remaining)} remaining`,
+    );
+  }
+  const filled = order.filled_quantity.plus(quantity);
+  const value = (order.average_fill_price ?? new Dec(0))
+    .times(order.filled_quantity)
+    .plus(price.times(quantity));
+  const status: OrderStatus = filled.eq(order.quantity) ? 'FILLED' : 'PARTIALLY_FILLED';
+  assertTransition(order.id, order.status, status);
+  return { ...order, status, filled_quantity: filled, average_fill_price: value.div(filled), updated_at: at };
+}
+
+const dec = (value: Dec | null): string | null => (value === null ? null : toDecimalString(value));
+
+/** Epoch ms as ISO-8601 UTC with milliseconds (`2024-03-08T22:00:00.000Z`). */
+export const isoTime = (ms: number): string => new Date(ms).toISOString();
+
+/** The wire Order: canonical decimal strings (decision 37), ISO-8601 UTC times, null when unset. */
+export function toWireOrder(order: OrderRecord): Order {
+  const filled = order.filled_quantity;
+  return {
+    id: order.id,
+    symbol: order.symbol,
+    side: order.side,
+    order_type: order.order_type,
+    quantity: toDecimalString(order.quantity),
+    filled_quantity: toDecimalString(filled),
+    remaining_quantity: toDecimalString(remainingQuantity(order)),
+    average_fill_price: filled.isZero() ? null : dec(order.average_fill_price),
+    status: order.status,
+    time_in_force: order.time_in_force,
+    limit_price: dec(order.limit_price),
+    stop_price: dec(order.stop_price),
+    stop_loss: dec(order.stop_loss),
+    take_profit: dec(order.take_profit),
+    client_order_id: order.client_order_id,
+    correlation_id: order.correlation_id,
+    reject_reason: order.status === 'REJECTED' ? (order.reject_reason ?? 'UNKNOWN') : null,
+    trailing_distance: dec(order.trailing_distance),
+    trailing_type: order.trailing_type,
+    display_quantity: dec(order.display_quantity),
+    oco_group_id: order.oco_group_id,
+    position_id: order.position_id,
+    parent_order_id: order.parent_order_id,
+    reduce_only: order.reduce_only,
+    post_only: order.post_only,
+    hidden: order.hidden,
+    created_at: isoTime(order.created_at),
+    updated_at: isoTime(order.updated_at),
+  };
+}
+
+/** The handle `POST /v1/orders` and position closes answer with. */
+export function toOrderHandle(order: Pick<OrderRecord, 'id' | 'status' | 'client_order_id'>): OrderHandle {
+  return { id: order.id, status: order.status, client_order_id: order.client_order_id };
+}

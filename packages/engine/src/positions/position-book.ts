@@ -1,0 +1,573 @@
+/**
+ * Positions and their trade lots, per `positionMode` (management-api.md: `netting` collapses every
+ * fill on a symbol into one position; `hedging` keeps separate positions).
+ *
+ * - Netting: one position per symbol. A fill on the position's side adds a lot; an opposite fill
+ *   closes lots FIFO; a fill larger than the position closes it entirely (POSITION_CLOSED) and opens
+ *   a new position, with a new id, in the other direction with the excess (POSITION_OPENED). The close
+ *   part and the open part are separate lots. `positionId` on a fill is ignored (the gateway field is
+ *   for hedging accounts; under netting orders are plain buys and sells).
+ * - Hedging: every fill without `positionId` opens a new position (one position per entry fill, even
+ *   when a position on the same symbol and side exists). A fill with `positionId` reduces that position:
+ *   it must exist, be on the fill's symbol, be on the opposite side, and hold at least the fill's
+ *   units (the caller clamps or rejects before the fill; a violation throws `PositionBookError`).
+ *
+ * Lots (results/trade-lot.ts): each opening fill opens one lot. Reductions close the oldest lots first
+ * (FIFO); a lot closed in part is split with `splitLot`: the closed units become a new lot (a new id,
+ * created now) that is closed at once, the rest stays open under the original id, so open lots stay in
+ * id order and FIFO is id order. A closed lot's `realized_pnl` is units x (close - open) for Long and
+ * units x (open - close) for Short, in the quote currency, converted to USD at the close (decision 1).
+ * The fill's commission (USD) is shared pro rata by units over its parts (each closed lot's
+ * `exit_commission`, then the opened lot's `entry_commission` on a reversal); the last part takes the
+ * remainder, so the parts add up to the fill's commission exactly.
+ *
+ * End of the backtest: nothing is closed here. Lots still open at the end stay `Open` in the trades
+ * file, which omits their close-side fields (management-api.md: "A trade still open at the end of the
+ * run omits every close-side field"); their result shows in NAV through unrealized P&L. `EndOfBacktest`
+ * is only the `closeReason` of fills a scenario makes to flatten at the end, supplied by the caller.
+ *
+ * Position view (trading-gateway.md, Position):
+ * - `average_entry_price` is the unit-weighted average of the open lots' prices. A partial close of a
+ *   lot leaves it unchanged, as the spec says; when FIFO closes the whole of an older lot with a
+ *   different price, the average follows the lots that remain (as OANDA's position average does), so
+ *   realized (by lot) plus unrealized (by position) always add up to the lots' true P&L.
+ * - `current_price` is the bid for a long and the ask for a short (decision 4), from `mark`; before
+ *   the symbol's first mark, the last fill's pre-slippage price.
+ * - `unrealized_pnl` is (current - average) x quantity for a long, (average - current) x quantity for a
+ *   short, in the quote currency (the spec's formula); `unrealizedPnlUsd` on the snapshot is the same
+ *   converted at the current rate, which is what the account's equity uses. It is computed as
+ *   current x quantity - sum(lot units x lot price), equal to the formula but exact (no rounded average).
+ * - `realized_pnl` is the sum of the position's closed lots' `realized_pnl` (USD).
+ * - `updated_at` moves with fills, not with marks.
+ */
+import { Dec, toDecimalString } from '@hindsight/core';
+import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
+import { Exact, exactSum } from '../account/exact.ts';
+import type { PositionSide, Side } from '../orders/order-types.ts';
+import {
+  type ClosedTradeLot,
+  type CloseReason,
+  closeLot,
+  formatTradeId,
+  type OpenTradeLot,
+  openLot,
+  splitLot,
+  type TradeDirection,
+  type TradeLot,
+} from '../results/trade-lot.ts';
+
+export type PositionMode = 'netting' | 'hedging';
+export type PositionEventType = 'POSITION_OPENED' | 'POSITION_MODIFIED' | 'POSITION_CLOSED';
+
+/** One execution, already priced (slippage applied) and charged (commission in USD) by the caller. */
+export interface BookFill {
+  orderId: string;
+  symbol: string;
+  side: Side;
+  /** Positive base units. */
+  units: Dec;
+  /** Post-slippage fill price. */
+  price: Dec;
+  /** Pre-slippage market price. */
+  basePrice: Dec;
+  slippageBps: Dec;
+  /** The fill's whole commission, USD (0 for a zero-fee config). */
+  commissionUsd: Dec;
+  /** Epoch ms. */
+  time: number;
+  /** Hedging: the position this fill reduces. Ignored under netting. */
+  positionId?: string;
+  /** Reason written on the lots this fill closes; default `Normal`. */
+  closeReason?: CloseReason;
+}
+
+/** The gateway's Position resource (trading-gateway.md), decimals as canonical strings. */
+export interface PositionView {
+  id: string;
+  symbol: string;
+  side: PositionSide;
+  quantity: string;
+  average_entry_price: string;
+  current_price: string;
+  /** Quote currency (the spec's formula). */
+  unrealized_pnl: string;
+  /** USD, from closed parts. */
+  realized_pnl: string;
+  /** ISO-8601 UTC. */
+  opened_at: string;
+  updated_at: string;
+}
+
+/** A position in numbers, for the engine (margin, funding, equity). */
+export interface PositionSnapshot {
+  id: string;
+  symbol: string;
+  /** Quote currency (the instrument's denomination). */
+  currency: string;
+  side: PositionSide;
+  /** 0 once closed. */
+  quantity: Dec;
+  averageEntryPrice: Dec;
+  currentPrice: Dec;
+  /** Quote currency. */
+  unrealizedPnl: Dec;
+  unrealizedPnlUsd: Dec;
+  realizedPnlUsd: Dec;
+  openedAt: number;
+  updatedAt: number;
+  /** Open lots, oldest (FIFO first) first. */
+  openLots: readonly OpenTradeLot[];
+  view: PositionView;
+}
+
+export interface PositionEvent {
+  type: PositionEventType;
+  time: number;
+  position: PositionSnapshot;
+}
+
+export interface FillOutcome {
+  orderId: string;
+  symbol: string;
+  time: number;
+  /** In order: a close (or modification) before an open. */
+  events: PositionEvent[];
+  /** Lots this fill opened (at most one). */
+  openedLots: OpenTradeLot[];
+  /** Lots this fill closed, FIFO order. */
+  closedLots: ClosedTradeLot[];
+  /** Sum of `closedLots` realized P&L, USD, before commissions. */
+  realizedPnlUsd: Dec;
+  /** The fill's commission, USD (the account books it whole). */
+  commissionUsd: Dec;
+}
+
+export type PositionBookErrorCode =
+  | 'UNKNOWN_SYMBOL'
+  | 'INVALID_FILL'
+  | 'POSITION_NOT_FOUND'
+  | 'POSITION_SYMBOL_MISMATCH'
+  | 'POSITION_SAME_SIDE'
+  | 'EXCEEDS_POSITION';
+
+export class PositionBookError extends Error {
+  readonly code: PositionBookErrorCode;
+  constructor(code: PositionBookErrorCode, message: string) {
+    super(message);
+    this.name = 'PositionBookError';
+    this.code = code;
+  }
+}
+
+/** Position ids: `pos-` and the creation sequence zero-padded (string order is creation order). */
+export function formatPositionId(sequence: number): string {
+  return `pos-${formatTradeId(sequence)}`;
+}
+
+export interface PositionBookOptions {
+  mode: PositionMode;
+  /** Every instrument the scenario trades (and the conversion pairs). */
+  instruments: readonly CurrencyInstrument[];
+  /** Shared converter; by default one built from `instruments`. `mark` feeds it every quote. */
+  converter?: CurrencyConverter;
+}
+
+const ZERO = new Exact(0);
+const directionOf = (side: PositionSide): TradeDirection => (side === 'LONG' ? 'Long' : 'Short');
+const isoTime = (ms: number): string => new Date(ms).toISOString();
+
+interface Quote {
+  bid: Dec;
+  ask: Dec;
+}
+
+class Position {
+  readonly lots: OpenTradeLot[] = [];
+  quantity: Dec = ZERO;
+  /** Sum of units x open_price over the open lots, exact. */
+  cost: Dec = ZERO;
+  realizedUsd: Dec = ZERO;
+  /** Average shown once the position is closed (the last one it had). */
+  lastAverage: Dec = ZERO;
+  updatedAt: number;
+
+  constructor(
+    readonly id: string,
+    readonly symbol: string,
+    readonly currency: string,
+    readonly side: PositionSide,
+    readonly openedAt: number,
+  ) {
+    this.updatedAt = openedAt;
+  }
+
+  average(): Dec {
+    return this.quantity.isZero() ? this.lastAverage : new Dec(this.cost).div(this.quantity);
+  }
+
+  addLot(lot: OpenTradeLot): void {
+    this.lots.push(lot);
+    this.quantity = this.quantity.plus(lot.units);
+    this.cost = this.cost.plus(new Exact(lot.units).times(lot.open_price));
+  }
+
+  /** Removes `units` of the first lot (whole or part) from the totals. */
+  takeFromFirst(units: Dec, price: string): void {
+    this.quantity = this.quantity.minus(units);
+    this.cost = this.cost.minus(new Exact(units).times(price));
+  }
+}
+
+export class PositionBook {
+  readonly mode: PositionMode;
+  readonly converter: CurrencyConverter;
+  private readonly currencies = new Map<string, string>();
+  /** Open positions by id, in creation (= id) order. */
+  private readonly open = new Map<string, Position>();
+  /** Netting: the open position of each symbol. */
+  private readonly bySymbol = new Map<string, Position>();
+  /** Every lot by id; insertion order is id order (a lot replaced keeps its place). */
+  private readonly allLots = new Map<string, TradeLot>();
+  private readonly quotes = new Map<string, Quote>();
+  private readonly lastFillBase = new Map<string, Dec>();
+  private lotSequence = 0;
+  private positionSequence = 0;
+
+  constructor(options: PositionBookOptions) {
+    this.mode = options.mode;
+    for (const i of options.instruments) this.currencies.set(i.symbol, i.denomination);
+    this.converter = options.converter ?? new CurrencyConverter(options.instruments);
+  }
+
+  /** Latest bid/ask of `symbol` (the last completed base bar); also a conversion quote when it is a pair. */
+  mark(symbol: string, bid: Dec, ask: Dec): void {
+    this.quotes.set(symbol, { bid: new Dec(bid), ask: new Dec(ask) });
+    this.converter.updateQuote(symbol, bid, ask);
+  }
+
+  applyFill(fill: BookFill): FillOutcome {
+    const currency = this.currencyOf(fill.symbol);
+    const units = new Exact(fill.units);
+    if (!units.isFinite() || units.lte(0)) {
+      throw new PositionBookError('INVALID_FILL', `fill of order ${fill.orderId} must have positive units`);
+    }
+    if (!Number.isSafeInteger(fill.time)) {
+      throw new PositionBookError('INVALID_FILL', `fill of order ${fill.orderId} must have an integer time`);
+    }
+    // Checked before any change, so a refused fill leaves the book as it was.
+    this.converter.assertCanConvert(currency);
+    const fillSide: PositionSide = fill.side === 'BUY' ? 'LONG' : 'SHORT';
+    const target = this.targetOf(fill, fillSide, units);
+
+    // Plan the parts: closing slices of the target's lots (FIFO), then the opening part.
+    const closing: Dec[] = [];
+    let openUnits: Dec = units;
+    if (target && target.side !== fillSide) {
+      let left: Dec = units;
+      for (const lot of target.lots) {
+        if (left.isZero()) break;
+        if (lot.opened_at > fill.time) {
+          throw new PositionBookError(
+            'INVALID_FILL',
+            `fill of order ${fill.orderId} is before lot ${lot.id} opened`,
+          );
+        }
+        const lotUnits = new Exact(lot.units);
+        const take = left.lt(lotUnits) ? left : lotUnits;
+        closing.push(take);
+        left = left.minus(take);
+      }
+      openUnits = left;
+    }
+    const weights = openUnits.isZero() ? closing : [...closing, openUnits];
+    const shares = proRata(fill.commissionUsd, weights);
+
+    // Nothing below throws for a valid fill: the book changes only from here on.
+    this.lastFillBase.set(fill.symbol, new Dec(fill.basePrice));
+    const outcome: FillOutcome = {
+      orderId: fill.orderId,
+      symbol: fill.symbol,
+      time: fill.time,
+      events: [],
+      openedLots: [],
+      closedLots: [],
+      realizedPnlUsd: ZERO,
+      commissionUsd: fill.commissionUsd,
+    };
+
+    if (target && closing.length > 0) {
+      target.lastAverage = target.average();
+      for (const [index, part] of closing.entries()) {
+        const closed = this.closeFirst(target, part, fill, shares[index] ?? ZERO, currency);
+        outcome.closedLots.push(closed);
+        outcome.realizedPnlUsd = outcome.realizedPnlUsd.plus(closed.realized_pnl);
+      }
+      target.updatedAt = fill.time;
+      if (target.quantity.isZero()) {
+        this.open.delete(target.id);
+        if (this.bySymbol.get(target.symbol) === target) this.bySymbol.delete(target.symbol);
+        outcome.events.push({ type: 'POSITION_CLOSED', time: fill.time, position: this.snapshot(target) });
+      } else {
+        outcome.events.push({ type: 'POSITION_MODIFIED', time: fill.time, position: this.snapshot(target) });
+      }
+    }
+
+    if (!openUnits.isZero()) {
+      const adding = target !== undefined && target.side === fillSide;
+      const position = adding ? target : this.newPosition(fill, fillSide, currency);
+      const lot = openLot({
+        id: this.nextLotId(),
+        instrumentSymbol: fill.symbol,
+        direction: directionOf(fillSide),
+        units: openUnits,
+        openPrice: fill.price,
+        baseOpenPrice: fill.basePrice,
+        openSlippageBps: fill.slippageBps,
+        entryCommission: shares[shares.length - 1] ?? ZERO,
+        openedAt: fill.time,
+        openedByOrderId: fill.orderId,
+      });
+      position.addLot(lot);
+      position.updatedAt = fill.time;
+      this.allLots.set(lot.id, lot);
+      outcome.openedLots.push(lot);
+      outcome.events.push({
+        type: adding ? 'POSITION_MODIFIED' : 'POSITION_OPENED',
+        time: fill.time,
+        position: this.snapshot(position),
+      });
+    }
+    outcome.realizedPnlUsd = new Dec(outcome.realizedPnlUsd);
+    return outcome;
+  }
+
+  /** Open positions in id order, optionally of one symbol. */
+  positions(symbol?: string): PositionSnapshot[] {
+    const out: PositionSnapshot[] = [];
+    for (const p of this.open.values())
+      if (symbol === undefined || p.symbol === symbol) out.push(this.snapshot(p));
+    return out;
+  }
+
+  /** An open position by id (a closed one is gone). */
+  position(id: string): PositionSnapshot | undefined {
+    const p = this.open.get(id);
+    return p ? this.snapshot(p) : undefined;
+  }
+
+  /** Netting: the open position of a symbol. */
+  positionOf(symbol: string): PositionSnapshot | undefined {
+    for (const p of this.open.values()) if (p.symbol === symbol) return this.snapshot(p);
+    return undefined;
+  }
+
+  /** Every lot, open and closed, sorted by id (the trades file). */
+  lots(): TradeLot[] {
+    return [...this.allLots.values()];
+  }
+
+  /** Open lots of every position, sorted by id. */
+  openLots(): OpenTradeLot[] {
+    return this.lots().filter((l): l is OpenTradeLot => l.state === 'Open');
+  }
+
+  /** Sum of the open positions' unrealized P&L in USD (the account's unrealized). */
+  unrealizedPnlUsd(): Dec {
+    let sum: Dec = ZERO;
+    for (const p of this.open.values()) sum = sum.plus(this.unrealizedUsd(p));
+    return new Dec(sum);
+  }
+
+  /** The current mark of a position: bid for a long, ask for a short (decision 4). */
+  currentPrice(symbol: string, side: PositionSide): Dec {
+    const quote = this.quotes.get(symbol);
+    if (quote) return side === 'LONG' ? quote.bid : quote.ask;
+    const base = this.lastFillBase.get(symbol);
+    if (base) return base;
+    throw new PositionBookError('UNKNOWN_SYMBOL', `no price for ${symbol} yet`);
+  }
+
+  private currencyOf(symbol: string): string {
+    const currency = this.currencies.get(symbol);
+    if (currency === undefined) {
+      throw new PositionBookError('UNKNOWN_SYMBOL', `${symbol} is not an instrument of this book`);
+    }
+    return currency;
+  }
+
+  private targetOf(fill: BookFill, fillSide: PositionSide, units: Dec): Position | undefined {
+    if (this.mode === 'netting') return this.bySymbol.get(fill.symbol);
+    if (fill.positionId === undefined) return undefined;
+    const target = this.open.get(fill.positionId);
+    if (!target) {
+      throw new PositionBookError('POSITION_NOT_FOUND', `position ${fill.positionId} is not open`);
+    }
+    if (target.symbol !== fill.symbol) {
+      throw new PositionBookError(
+        'POSITION_SYMBOL_MISMATCH',
+        `position ${target.id} is on ${target.symbol}, not ${fill.symbol}`,
+      );
+    }
+    if (target.side === fillSide) {
+      throw new PositionBookError(
+        'POSITION_SAME_SIDE',
+        `a ${fill.side} fill cannot reduce ${target.side} position ${target.id}`,
+      );
+    }
+    if (units.gt(target.quantity)) {
+      throw new PositionBookError(
+        'EXCEEDS_POSITION',
+        `fill of ${toDecimalString(units)} exceeds position ${target.id} of ${toDecimalString(target.quantity)}`,
+      );
+    }
+    return target;
+  }
+
+  private newPosition(fill: BookFill, side: PositionSide, currency: string): Position {
+    this.positionSequence += 1;
+    const position = new Position(
+      formatPositionId(this.positionSequence),
+      fill.symbol,
+      currency,
+      side,
+      fill.time,
+    );
+    this.open.set(position.id, position);
+    if (this.mode === 'netting') this.bySymbol.set(fill.symbol, position);
+    return position;
+  }
+
+  private nextLotId(): string {
+    this.lotSequence += 1;
+    return formatTradeId(this.lotSequence);
+  }
+
+  /** Closes `units` of the position's first lot (all of it, or a split-off part) and returns the closed lot. */
+  private closeFirst(
+    position: Position,
+    units: Dec,
+    fill: BookFill,
+    exitCommission: Dec,
+    currency: string,
+  ): ClosedTradeLot {
+    const first = position.lots[0];
+    if (!first) throw new Error(`position ${position.id} has no lot to close`);
+    let toClose: OpenTradeLot = first;
+    if (units.lt(first.units)) {
+      const { detached, remainder } = splitExactly(first, units, this.nextLotId());
+      position.lots[0] = remainder;
+      this.allLots.set(remainder.id, remainder);
+      toClose = detached;
+    } else {
+      position.lots.shift();
+    }
+    position.takeFromFirst(units, toClose.open_price);
+    const open = new Exact(toClose.open_price);
+    const close = new Exact(fill.price);
+    const perUnit = position.side === 'LONG' ? close.minus(open) : open.minus(close);
+    const realizedQuote = new Exact(units).times(perUnit);
+    const realizedUsd = this.converter.toUsd(realizedQuote, currency);
+    const closed = closeLot(toClose, {
+      closePrice: fill.price,
+      baseClosePrice: fill.basePrice,
+      closeSlippageBps: fill.slippageBps,
+      exitCommission,
+      closedAt: fill.time,
+      closedByOrderId: fill.orderId,
+      realizedPnl: realizedUsd,
+      closeReason: fill.closeReason ?? 'Normal',
+    });
+    position.realizedUsd = position.realizedUsd.plus(closed.realized_pnl);
+    this.allLots.set(closed.id, closed);
+    return closed;
+  }
+
+  private unrealizedQuote(p: Position, current: Dec): Dec {
+    const value = new Exact(current).times(p.quantity);
+    return p.side === 'LONG' ? value.minus(p.cost) : new Exact(p.cost).minus(value);
+  }
+
+  private unrealizedUsd(p: Position): Dec {
+    if (p.quantity.isZero()) return ZERO;
+    return this.converter.toUsd(this.unrealizedQuote(p, this.currentPrice(p.symbol, p.side)), p.currency);
+  }
+
+  private snapshot(p: Position): PositionSnapshot {
+    const currentPrice = this.currentPrice(p.symbol, p.side);
+    const unrealizedPnl = p.quantity.isZero() ? ZERO : this.unrealizedQuote(p, currentPrice);
+    const unrealizedPnlUsd =
+      p.currency === ACCOUNT_CURRENCY || unrealizedPnl.isZero()
+        ? unrealizedPnl
+        : this.converter.toUsd(unrealizedPnl, p.currency);
+    const averageEntryPrice = p.average();
+    return {
+      id: p.id,
+      symbol: p.symbol,
+      currency: p.currency,
+      side: p.side,
+      quantity: new Dec(p.quantity),
+      averageEntryPrice,
+      currentPrice,
+      unrealizedPnl: new Dec(unrealizedPnl),
+      unrealizedPnlUsd: new Dec(unrealizedPnlUsd),
+      realizedPnlUsd: new Dec(p.realizedUsd),
+      openedAt: p.openedAt,
+      updatedAt: p.updatedAt,
+      openLots: [...p.lots],
+      view: {
+        id: p.id,
+        symbol: p.symbol,
+        side: p.side,
+        quantity: toDecimalString(p.quantity),
+        average_entry_price: toDecimalString(averageEntryPrice),
+        current_price: toDecimalString(currentPrice),
+        unrealized_pnl: toDecimalString(unrealizedPnl),
+        realized_pnl: toDecimalString(p.realizedUsd),
+        opened_at: isoTime(p.openedAt),
+        updated_at: isoTime(p.updatedAt),
+      },
+    };
+  }
+}
+
+/**
+ * `total` shared pro rata by `weights`: every share but the last is total x weight / sum (60 digits),
+ * the last is total minus the others, exactly, so the shares add up to `total` exactly.
+ */
+export function proRata(total: Dec, weights: readonly Dec[]): Dec[] {
+  if (weights.length === 0) return [];
+  const sum = exactSum(weights);
+  const shares: Dec[] = [];
+  let allocated: Dec = ZERO;
+  for (const [index, weight] of weights.entries()) {
+    if (index === weights.length - 1) {
+      shares.push(new Dec(new Exact(total).minus(allocated)));
+    } else {
+      const share = new Dec(total).times(weight).div(sum);
+      shares.push(share);
+      allocated = allocated.plus(share);
+    }
+  }
+  return shares;
+}
+
+/**
+ * `splitLot`, with the two entry commissions made to add up exactly: splitLot takes the remainder's
+ * share as entry - detached share in 60-digit arithmetic, which rounds when the detached share is a
+ * long quotient much smaller than the entry commission.
+ */
+function splitExactly(
+  lot: OpenTradeLot,
+  units: Dec,
+  detachedId: string,
+): { detached: OpenTradeLot; remainder: OpenTradeLot } {
+  const { detached, remainder } = splitLot(lot, units, detachedId);
+  if (lot.entry_commission === undefined) return { detached, remainder };
+  const left = new Exact(lot.entry_commission).minus(detached.entry_commission ?? 0);
+  if (left.eq(remainder.entry_commission ?? 0)) return { detached, remainder };
+  const { entry_commission: _dropped, ...rest } = remainder;
+  return {
+    detached,
+    remainder: left.isZero() ? rest : { ...rest, entry_commission: toDecimalString(left) },
+  };
+}
