@@ -1,0 +1,460 @@
+import {
+  type BidAskBarBatch,
+  Dec,
+  type MarketId,
+  type SessionCalendar,
+  type Timeframe,
+  ticksToDecimalString,
+  toDecimalString,
+} from '@hindsight/core';
+import { Account } from './account/account.ts';
+import { CurrencyConverter } from './account/currency.ts';
+import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
+import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
+import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
+import { MAX_LEVERAGE } from './models/margin.ts';
+import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
+import { validateOrderRequest } from './orders/order-request.ts';
+import type { OrderHandle, RejectReason } from './orders/order-types.ts';
+import {
+  newOrderRecord,
+  type OrderRecord,
+  toOrderHandle,
+  toWireOrder,
+  withFill,
+  withStatus,
+} from './orders/order-view.ts';
+import { type FillOutcome, PositionBook } from './positions/position-book.ts';
+import { buildResultFiles } from './results/result-files.ts';
+import { TimeseriesSampler } from './results/timeseries-sampler.ts';
+
+/**
+ * Orchestration only (docs/engine.md): replays merged base bars, lets each instrument's matcher fill
+ * resting orders, builds the subscribed candles, keeps the books, and stops at every batch of events.
+ * This first version handles market, limit, stop, stop-limit and trailing-stop orders with GTC
+ * semantics; brackets, OCO, DAY/IOC/FOK, margin checks and funding are wired next.
+ */
+export interface EngineInstrument {
+  symbol: string;
+  market: MarketId;
+  underlying: string;
+  denomination: string;
+  calendar: SessionCalendar;
+}
+
+export type UpdateKind = 'order_update' | 'position_update' | 'account_update' | 'trade_update';
+
+export interface EngineSubscription {
+  instrument: string;
+  timeframes: readonly Timeframe[];
+  updates: readonly UpdateKind[];
+}
+
+export interface EngineConfig {
+  instruments: readonly EngineInstrument[];
+  subscriptions: readonly EngineSubscription[];
+  startTime: number;
+  endTime: number;
+  positionMode: 'netting' | 'hedging';
+  initialCapital: string;
+  commission?: CommissionSettings;
+  slippage?: SlippageSettings;
+  engineVersion?: string;
+  /** Check the accounting identity after every group of bars (tests and debug runs). */
+  assertIdentity?: boolean;
+}
+
+/** A synchronous cursor over merged base bars (the replay reader after `fill()`). */
+export interface BarCursor {
+  next(): boolean;
+  readonly time: number;
+  readonly symbolIndex: number;
+  readonly batch: BidAskBarBatch | undefined;
+  readonly row: number;
+}
+
+/** Events in the gateway's WebSocket shapes (trading-gateway.md, Events), before `seq` is stamped. */
+export type EngineEvent = { type: string; timestamp: string } & Record<string, unknown>;
+
+export type AdvanceResult = { kind: 'events'; events: EngineEvent[] } | { kind: 'need-data' };
+
+export type SubmitResult =
+  | { ok: true; handle: OrderHandle; rejected?: RejectReason }
+  | { ok: false; code: string; message: string; details: unknown };
+
+interface InstrumentState {
+  spec: EngineInstrument;
+  matcher: InstrumentMatcher;
+  candles: CandleAggregator[];
+  updates: ReadonlySet<UpdateKind>;
+  /** Last closing quote, integers at `priceDecimals`. */
+  bid: number;
+  ask: number;
+  priceDecimals: number;
+  hasQuote: boolean;
+}
+
+const MINUTE_MS = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class SimulationEngine {
+  private readonly instruments: InstrumentState[];
+  private readonly bySymbol = new Map<string, InstrumentState>();
+  private readonly converter: CurrencyConverter;
+  private readonly book: PositionBook;
+  private readonly account: Account;
+  private readonly sampler: TimeseriesSampler;
+  private readonly orders = new Map<string, OrderRecord>();
+  private readonly commission: CommissionSettings;
+  private readonly slippage: SlippageSettings;
+  private outbox: EngineEvent[] = [];
+  private groupTime: number | undefined;
+  private pending = false;
+  private changed = false;
+  private orderSeq = 0;
+  private tradeSeq = 0;
+  /** Simulated time: the end of the last completed group of bars. */
+  private clock: number;
+
+  constructor(
+    private readonly config: EngineConfig,
+    /** Index of each cursor `symbolIndex` in `config.instruments`. */
+    cursorSymbols: readonly string[],
+  ) {
+    this.clock = config.startTime;
+    this.commission = config.commission ?? ZERO_COMMISSION;
+    this.slippage = config.slippage ?? NO_SLIPPAGE;
+    this.converter = new CurrencyConverter(config.instruments);
+    this.book = new PositionBook({
+      mode: config.positionMode,
+      instruments: config.instruments,
+      converter: this.converter,
+    });
+    this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
+    this.sampler = new TimeseriesSampler({
+      startTime: config.startTime,
+      endTime: config.endTime,
+      initialCapital: config.initialCapital,
+    });
+    for (const spec of config.instruments) {
+      const subscription = config.subscriptions.find((s) => s.instrument === spec.symbol);
+      const state: InstrumentState = {
+        spec,
+        matcher: new InstrumentMatcher(spec.symbol),
+        candles: (subscription?.timeframes ?? []).map(
+          (tf) => new CandleAggregator(spec.symbol, tf, spec.calendar),
+        ),
+        updates: new Set(subscription?.updates ?? []),
+        bid: 0,
+        ask: 0,
+        priceDecimals: 0,
+        hasQuote: false,
+      };
+      this.bySymbol.set(spec.symbol, state);
+    }
+    this.instruments = cursorSymbols.map((symbol) => {
+      const state = this.bySymbol.get(symbol);
+      if (!state) throw new Error(`the bar cursor has ${symbol}, which the engine was not configured with`);
+      return state;
+    });
+  }
+
+  /** Simulated time now (epoch ms). */
+  get now(): number {
+    return this.clock;
+  }
+
+  /**
+   * Processes bars until a batch of events is ready or the cursor needs data. A bar of a later start
+   * closes the current group first and stays pending (not consumed) for the next call.
+   */
+  advance(cursor: BarCursor): AdvanceResult {
+    for (;;) {
+      if (!this.pending) {
+        if (!cursor.next()) return { kind: 'need-data' };
+        this.pending = true;
+      }
+      const t = cursor.time;
+      if (this.groupTime !== undefined && t !== this.groupTime) {
+        this.closeGroup(this.groupTime + MINUTE_MS);
+        this.groupTime = undefined;
+        if (this.outbox.length > 0) return { kind: 'events', events: this.drain() };
+      }
+      this.groupTime = t;
+      this.onBar(
+        this.instruments[cursor.symbolIndex] as InstrumentState,
+        cursor.batch as BidAskBarBatch,
+        cursor.row,
+      );
+      this.pending = false;
+    }
+  }
+
+  /** Ends the replay: closes the last group and returns its events (if any). */
+  endOfData(): EngineEvent[] {
+    if (this.groupTime !== undefined) this.closeGroup(this.groupTime + MINUTE_MS);
+    this.groupTime = undefined;
+    return this.drain();
+  }
+
+  /** Events produced by order calls between batches (same simulated time). */
+  drain(): EngineEvent[] {
+    const events = this.outbox;
+    this.outbox = [];
+    return events;
+  }
+
+  submitOrder(body: unknown): SubmitResult {
+    const validation = validateOrderRequest(body, {
+      knownSymbol: (s) => this.bySymbol.has(s),
+      maxLeverage: MAX_LEVERAGE,
+    });
+    if (!validation.ok)
+      return { ok: false, code: validation.code, message: validation.message, details: validation.details };
+    const request = validation.order;
+    const id = `ord-${String(++this.orderSeq).padStart(9, '0')}`;
+    if (validation.rejectReason) {
+      const rejected = newOrderRecord(request, {
+        id,
+        at: this.clock,
+        status: 'REJECTED',
+        rejectReason: validation.rejectReason,
+      });
+      this.orders.set(id, rejected);
+      this.emitOrder('ORDER_REJECTED', rejected);
+      return { ok: true, handle: toOrderHandle(rejected), rejected: validation.rejectReason };
+    }
+    const state = this.bySymbol.get(request.symbol) as InstrumentState;
+    let order = newOrderRecord(request, { id, at: this.clock });
+    this.orders.set(id, order);
+    this.emitOrder('ORDER_CREATED', order);
+    if (request.order_type === 'MARKET') {
+      if (!state.hasQuote) return this.reject(order, 'MARKET_CLOSED');
+      const base =
+        request.side === 'BUY'
+          ? ticksOf(state.ask, state.priceDecimals)
+          : ticksOf(state.bid, state.priceDecimals);
+      this.execute(state, order, base);
+      return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
+    }
+    order = withStatus(order, 'OPEN', this.clock);
+    this.orders.set(id, order);
+    const resting: RestingOrder = {
+      id,
+      direction: request.side,
+      kind: request.order_type,
+      ...(request.limit_price && { limit: request.limit_price }),
+      ...(request.stop_price && { stop: request.stop_price }),
+      ...(request.order_type === 'TRAILING_STOP' &&
+        request.trailing_distance && {
+          trailing: {
+            type: request.trailing_type ?? 'ABSOLUTE',
+            distance: request.trailing_distance,
+            best: ticksOf(request.side === 'SELL' ? state.bid : state.ask, state.priceDecimals),
+          },
+        }),
+    };
+    state.matcher.add(resting);
+    return { ok: true, handle: toOrderHandle(order) };
+  }
+
+  cancelOrder(orderId: string): OrderRecord | undefined {
+    const order = this.orders.get(orderId);
+    if (!order) return undefined;
+    const state = this.bySymbol.get(order.symbol) as InstrumentState;
+    state.matcher.remove(orderId);
+    const cancelled = withStatus(order, 'CANCELLED', this.clock);
+    this.orders.set(orderId, cancelled);
+    this.emitOrder('ORDER_CANCELLED', cancelled);
+    return cancelled;
+  }
+
+  order(orderId: string): OrderRecord | undefined {
+    return this.orders.get(orderId);
+  }
+
+  positions() {
+    return this.book.positions();
+  }
+
+  accountView() {
+    return this.account.view(new Dec(0));
+  }
+
+  /** The three result files and the metrics, from everything replayed so far. */
+  results() {
+    const timeseries = this.sampler.finish();
+    return buildResultFiles({
+      engineVersion: this.config.engineVersion ?? '0.1.0',
+      startTime: this.config.startTime,
+      endTime: this.config.endTime,
+      initialCapital: this.config.initialCapital,
+      allCrypto: this.config.instruments.every((i) => i.symbol.startsWith('C:')),
+      timeseries,
+      trades: this.book.lots(),
+    });
+  }
+
+  private onBar(state: InstrumentState, batch: BidAskBarBatch, row: number): void {
+    if (state.matcher.size > 0) {
+      const outcome = state.matcher.onBar({
+        priceDecimals: batch.priceDecimals,
+        bid: {
+          open: batch.bidOpen[row] as number,
+          high: batch.bidHigh[row] as number,
+          low: batch.bidLow[row] as number,
+          close: batch.bidClose[row] as number,
+        },
+        ask: {
+          open: batch.askOpen[row] as number,
+          high: batch.askHigh[row] as number,
+          low: batch.askLow[row] as number,
+          close: batch.askClose[row] as number,
+        },
+      });
+      for (const fill of outcome.fills) {
+        const order = this.orders.get(fill.orderId) as OrderRecord;
+        this.execute(state, order, fill.price, (batch.time[row] as number) + MINUTE_MS);
+      }
+    }
+    for (const aggregator of state.candles) {
+      const early = aggregator.add(batch, row);
+      if (early) this.emitCandle(early);
+    }
+    state.bid = batch.bidClose[row] as number;
+    state.ask = batch.askClose[row] as number;
+    state.priceDecimals = batch.priceDecimals;
+    state.hasQuote = true;
+    if (
+      this.book.positionOf(state.spec.symbol) ||
+      this.converter.conversionSymbols().includes(state.spec.symbol)
+    ) {
+      this.book.mark(
+        state.spec.symbol,
+        ticksOf(state.bid, state.priceDecimals),
+        ticksOf(state.ask, state.priceDecimals),
+      );
+    }
+  }
+
+  private closeGroup(clock: number): void {
+    this.clock = clock;
+    for (const state of this.instruments) {
+      for (const aggregator of state.candles) {
+        const closed = aggregator.closeBy(clock);
+        if (closed) this.emitCandle(closed);
+      }
+    }
+    if (this.config.assertIdentity) this.account.assertIdentity();
+    const balance = this.account.balance;
+    this.sampler.offer({
+      time: clock,
+      balance,
+      nav: this.account.equity,
+      marginUsed: '0',
+      changed: this.changed,
+    });
+    this.changed = false;
+  }
+
+  /** Fills the whole remaining quantity at `basePrice` plus slippage, and books it. */
+  private execute(state: InstrumentState, order: OrderRecord, basePrice: Dec, at = this.clock): void {
+    const units = order.quantity.minus(order.filled_quantity);
+    const currency = state.spec.denomination;
+    const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
+    const slipped = applySlippage(this.slippage, order.side, basePrice, notionalUsd);
+    const commissionUsd = commissionFor(
+      this.commission,
+      this.converter.toUsd(units.times(slipped.price), currency),
+    );
+    const outcome: FillOutcome = this.book.applyFill({
+      orderId: order.id,
+      symbol: order.symbol,
+      side: order.side,
+      units,
+      price: slipped.price,
+      basePrice,
+      slippageBps: slipped.bps,
+      commissionUsd,
+      time: at,
+    });
+    this.account.bookFill(outcome);
+    const filled = withFill(order, units, slipped.price, at);
+    this.orders.set(order.id, filled);
+    this.changed = true;
+    this.emitOrder('ORDER_FILLED', filled);
+    this.emit(state, 'trade_update', {
+      type: 'trade',
+      event: 'TRADE_FILLED',
+      trade: {
+        id: `trd-${String(++this.tradeSeq).padStart(9, '0')}`,
+        order_id: order.id,
+        symbol: order.symbol,
+        side: order.side,
+        quantity: toDecimalString(units),
+        price: toDecimalString(slipped.price),
+        commission: toDecimalString(commissionUsd),
+        commission_currency: 'USD',
+        timestamp: iso(at),
+      },
+      timestamp: iso(at),
+    });
+    for (const event of outcome.events) {
+      this.emit(state, 'position_update', {
+        type: 'position',
+        event: event.type,
+        position: event.position.view,
+        timestamp: iso(at),
+      });
+    }
+    this.emitAccount(at);
+  }
+
+  private reject(order: OrderRecord, reason: RejectReason): SubmitResult {
+    const rejected = withStatus(order, 'REJECTED', this.clock, reason);
+    this.orders.set(order.id, rejected);
+    this.emitOrder('ORDER_REJECTED', rejected);
+    return { ok: true, handle: toOrderHandle(rejected), rejected: reason };
+  }
+
+  private emitOrder(event: string, order: OrderRecord): void {
+    const state = this.bySymbol.get(order.symbol);
+    const wire = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.clock) };
+    if (state) this.emit(state, 'order_update', wire);
+  }
+
+  private emitAccount(at: number): void {
+    const wanted = this.instruments.some((s) => s.updates.has('account_update'));
+    if (!wanted) return;
+    this.outbox.push({
+      type: 'account',
+      event: 'BALANCE_UPDATED',
+      account: this.accountView(),
+      timestamp: iso(at),
+    });
+  }
+
+  private emit(state: InstrumentState, kind: UpdateKind, event: EngineEvent): void {
+    if (state.updates.has(kind)) this.outbox.push(event);
+  }
+
+  private emitCandle(candle: Candle): void {
+    this.outbox.push({
+      type: 'candle',
+      bar: {
+        symbol: candle.symbol,
+        provider: 'simulation',
+        timeframe: candle.timeframe,
+        timestamp: iso(candle.start),
+        open: candle.open,
+        high: candle.high,
+        low: candle.low,
+        close: candle.close,
+        volume: candle.volume,
+      },
+      timestamp: iso(candle.end),
+    });
+  }
+}
+
+const ticksOf = (ticks: number, decimals: number): Dec => new Dec(ticksToDecimalString(ticks, decimals));
