@@ -108,6 +108,9 @@ export class SimulationEngine {
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private outbox: EngineEvent[] = [];
+  /** Symbols whose quotes the books need every bar: open positions and currency-conversion pairs. */
+  private readonly marked = new Set<string>();
+  private readonly conversionPairs: ReadonlySet<string>;
   private groupTime: number | undefined;
   private pending = false;
   private changed = false;
@@ -131,6 +134,8 @@ export class SimulationEngine {
       converter: this.converter,
     });
     this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
+    this.conversionPairs = new Set(this.converter.conversionSymbols());
+    for (const symbol of this.conversionPairs) this.marked.add(symbol);
     this.sampler = new TimeseriesSampler({
       startTime: config.startTime,
       endTime: config.endTime,
@@ -379,6 +384,9 @@ export class SimulationEngine {
       time: at,
     });
     this.account.bookFill(outcome);
+    if (this.book.positions(order.symbol).length > 0 || this.conversionPairs.has(order.symbol))
+      this.marked.add(order.symbol);
+    else this.marked.delete(order.symbol);
     const filled = withFill(order, units, slipped.price, at);
     this.orders.set(order.id, filled);
     this.changed = true;
