@@ -330,10 +330,7 @@ export class SimulationEngine {
     state.ask = batch.askClose[row] as number;
     state.priceDecimals = batch.priceDecimals;
     state.hasQuote = true;
-    if (
-      this.book.positionOf(state.spec.symbol) ||
-      this.converter.conversionSymbols().includes(state.spec.symbol)
-    ) {
+    if (this.marked.has(state.spec.symbol)) {
       this.book.mark(
         state.spec.symbol,
         ticksOf(state.bid, state.priceDecimals),
