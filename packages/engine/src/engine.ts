@@ -14,7 +14,7 @@ import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matc
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
 import { MAX_LEVERAGE } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
-import { validateOrderRequest } from './orders/order-request.ts';
+import { type ParsedOrderRequest, validateOrderRequest } from './orders/order-request.ts';
 import type { OrderHandle, RejectReason } from './orders/order-types.ts';
 import {
   newOrderRecord,
@@ -24,6 +24,7 @@ import {
   withFill,
   withStatus,
 } from './orders/order-view.ts';
+import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { type FillOutcome, PositionBook } from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
 import { TimeseriesSampler } from './results/timeseries-sampler.ts';
@@ -31,8 +32,8 @@ import { TimeseriesSampler } from './results/timeseries-sampler.ts';
 /**
  * Orchestration only (docs/engine.md): replays merged base bars, lets each instrument's matcher fill
  * resting orders, builds the subscribed candles, keeps the books, and stops at every batch of events.
- * This first version handles market, limit, stop, stop-limit and trailing-stop orders with GTC
- * semantics; brackets, OCO, DAY/IOC/FOK, margin checks and funding are wired next.
+ * This version handles market, limit, stop, stop-limit and trailing-stop orders, GTC/DAY/IOC/FOK and
+ * post-only; brackets, OCO, reduce-only, margin checks and funding are wired next.
  */
 export interface EngineInstrument {
   symbol: string;
@@ -105,6 +106,8 @@ export class SimulationEngine {
   private readonly account: Account;
   private readonly sampler: TimeseriesSampler;
   private readonly orders = new Map<string, OrderRecord>();
+  /** DAY orders and the instant each expires. */
+  private readonly expiries = new Map<string, number>();
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private outbox: EngineEvent[] = [];
@@ -242,8 +245,24 @@ export class SimulationEngine {
       this.execute(state, order, base);
       return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
     }
+    const quote = this.marketablePrice(state, request);
+    if (quote && request.post_only) return this.reject(order, 'POST_ONLY_VIOLATED');
+    if (quote) {
+      // Marketable at submission: it trades now at the current quote (a limit gets the better price).
+      this.execute(state, order, quote);
+      return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
+    }
+    if (isImmediate(request.time_in_force)) {
+      // IOC/FOK against candle data: all at once or nothing (no volume-participation limit configured).
+      const cancelled = withStatus(order, 'CANCELLED', this.clock);
+      this.orders.set(id, cancelled);
+      this.emitOrder('ORDER_CANCELLED', cancelled);
+      return { ok: true, handle: toOrderHandle(cancelled) };
+    }
     order = withStatus(order, 'OPEN', this.clock);
     this.orders.set(id, order);
+    const expiry = expiresAt(request.time_in_force, state.spec.calendar, this.clock);
+    if (expiry !== null) this.expiries.set(id, expiry);
     const resting: RestingOrder = {
       id,
       direction: request.side,
@@ -263,11 +282,39 @@ export class SimulationEngine {
     return { ok: true, handle: toOrderHandle(order) };
   }
 
+  /**
+   * The price an order trades at right now, if the current quote already satisfies it: a limit
+   * through the quote, a stop already through its trigger (a stop-limit only if its limit is then
+   * marketable too). Buys look at the ask, sells at the bid.
+   */
+  private marketablePrice(state: InstrumentState, request: ParsedOrderRequest): Dec | undefined {
+    if (!state.hasQuote || request.order_type === 'TRAILING_STOP') return undefined;
+    const buy = request.side === 'BUY';
+    const quote = ticksOf(buy ? state.ask : state.bid, state.priceDecimals);
+    const reaches = (price: Dec | undefined, through: 'limit' | 'stop') => {
+      if (!price) return false;
+      return (through === 'limit') === buy ? quote.lte(price) : quote.gte(price);
+    };
+    switch (request.order_type) {
+      case 'LIMIT':
+        return reaches(request.limit_price, 'limit') ? quote : undefined;
+      case 'STOP':
+        return reaches(request.stop_price, 'stop') ? quote : undefined;
+      case 'STOP_LIMIT':
+        return reaches(request.stop_price, 'stop') && reaches(request.limit_price, 'limit')
+          ? quote
+          : undefined;
+      default:
+        return undefined;
+    }
+  }
+
   cancelOrder(orderId: string): OrderRecord | undefined {
     const order = this.orders.get(orderId);
     if (!order) return undefined;
     const state = this.bySymbol.get(order.symbol) as InstrumentState;
     state.matcher.remove(orderId);
+    this.expiries.delete(orderId);
     const cancelled = withStatus(order, 'CANCELLED', this.clock);
     this.orders.set(orderId, cancelled);
     this.emitOrder('ORDER_CANCELLED', cancelled);
@@ -319,6 +366,7 @@ export class SimulationEngine {
       });
       for (const fill of outcome.fills) {
         const order = this.orders.get(fill.orderId) as OrderRecord;
+        this.expiries.delete(fill.orderId);
         this.execute(state, order, fill.price, (batch.time[row] as number) + MINUTE_MS);
       }
     }
@@ -341,6 +389,15 @@ export class SimulationEngine {
 
   private closeGroup(clock: number): void {
     this.clock = clock;
+    for (const [orderId, expiry] of this.expiries) {
+      if (expiry > clock) continue;
+      this.expiries.delete(orderId);
+      const order = this.orders.get(orderId) as OrderRecord;
+      (this.bySymbol.get(order.symbol) as InstrumentState).matcher.remove(orderId);
+      const expired = withStatus(order, 'EXPIRED', expiry);
+      this.orders.set(orderId, expired);
+      this.emitOrder('ORDER_EXPIRED', expired);
+    }
     for (const state of this.instruments) {
       for (const aggregator of state.candles) {
         const closed = aggregator.closeBy(clock);

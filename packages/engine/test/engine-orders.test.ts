@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { BidAskBarBatch } from '@hindsight/core';
+import { type BarCursor, type EngineEvent, SimulationEngine } from '../src/index.ts';
+
+const MINUTE = 60_000;
+const START = Date.parse('2024-01-01T23:55:00Z');
+
+/** Bars in cents (2 decimals) for one instrument: [bidOpen, bidHigh, bidLow, bidClose]; ask = bid + 2. */
+function cursorOf(rows: [number, number, number, number][]): BarCursor {
+  const n = rows.length;
+  const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
+  const side = (k: number, add: number) => col((i) => ((rows[i] as number[])[k] as number) + add);
+  const batch: BidAskBarBatch = {
+    symbol: 'C:BTCUSD',
+    priceDecimals: 2,
+    volumeDecimals: 0,
+    length: n,
+    time: col((i) => START + i * MINUTE),
+    bidOpen: side(0, 0),
+    bidHigh: side(1, 0),
+    bidLow: side(2, 0),
+    bidClose: side(3, 0),
+    askOpen: side(0, 2),
+    askHigh: side(1, 2),
+    askLow: side(2, 2),
+    askClose: side(3, 2),
+    volume: col(() => 1),
+  };
+  let row = -1;
+  return {
+    next: () => ++row < n,
+    get time() {
+      return batch.time[row] as number;
+    },
+    symbolIndex: 0,
+    batch,
+    get row() {
+      return row;
+    },
+  };
+}
+
+function engineFor() {
+  return new SimulationEngine(
+    {
+      instruments: [
+        { symbol: 'C:BTCUSD', market: 'CRYPTO', underlying: 'BTC', denomination: 'USD', calendar: 'utc' },
+      ],
+      subscriptions: [
+        { instrument: 'C:BTCUSD', timeframes: ['1m'], updates: ['order_update', 'position_update'] },
+      ],
+      startTime: START,
+      endTime: START + 60 * MINUTE,
+      positionMode: 'netting',
+      initialCapital: '100000',
+      assertIdentity: true,
+    },
+    ['C:BTCUSD'],
+  );
+}
+
+/**
+ * Runs until the first batch (the first bar's candle, delivered when the next bar shows the group is
+ * complete), so the engine has a current quote.
+ */
+function firstBatch(engine: SimulationEngine, cursor: BarCursor): EngineEvent[] {
+  const step = engine.advance(cursor);
+  assert.equal(step.kind, 'events');
+  return step.kind === 'events' ? step.events : [];
+}
+
+const orderEvents = (events: EngineEvent[]) =>
+  events
+    .filter((e) => e.type === 'order')
+    .map((e) => [
+      e.event,
+      (e.order as { status: string; average_fill_price: string | null }).average_fill_price,
+    ]);
+
+describe('engine orders at submission and time in force', () => {
+  it('fills a limit that is marketable at submission at the current quote, the better price', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([
+      [10000, 10010, 9990, 10005],
+      [10005, 10020, 10000, 10010],
+    ]);
+    firstBatch(engine, cursor);
+    // Current ask 100.07; a buy limit at 101 trades now at 100.07.
+    const result = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '101',
+    });
+    assert.ok(result.ok);
+    assert.deepEqual(orderEvents(engine.drain()), [
+      ['ORDER_CREATED', null],
+      ['ORDER_FILLED', '100.07'],
+    ]);
+  });
+
+  it('refuses a marketable post-only order with POST_ONLY_VIOLATED', () => {
+    const engine = engineFor();
+    firstBatch(
+      engine,
+      cursorOf([
+        [10000, 10010, 9990, 10005],
+        [10005, 10010, 10000, 10005],
+      ]),
+    );
+    const result = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '99',
+      post_only: true,
+    });
+    assert.ok(result.ok && result.rejected === 'POST_ONLY_VIOLATED');
+    assert.equal(engine.order(result.handle.id)?.status, 'REJECTED');
+  });
+
+  it('cancels an IOC that cannot trade at once and fills a marketable FOK whole', () => {
+    const engine = engineFor();
+    firstBatch(
+      engine,
+      cursorOf([
+        [10000, 10010, 9990, 10005],
+        [10005, 10010, 10000, 10005],
+      ]),
+    );
+    const ioc = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '99',
+      time_in_force: 'IOC',
+    });
+    assert.ok(ioc.ok);
+    assert.equal(engine.order(ioc.handle.id)?.status, 'CANCELLED');
+    const fok = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '2',
+      order_type: 'LIMIT',
+      limit_price: '99',
+      time_in_force: 'FOK',
+    });
+    assert.ok(fok.ok);
+    assert.equal(engine.order(fok.handle.id)?.status, 'FILLED');
+  });
+
+  it('rests a limit until a bar reaches it, and expires a DAY order at the crypto session end', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([
+      [10000, 10010, 9990, 10005], // 23:55
+      [10005, 10006, 9950, 9960], // 23:56: bid low 99.50
+      [9960, 9970, 9950, 9965], // 23:57
+      [9965, 9970, 9960, 9965], // 23:58
+      [9965, 9970, 9960, 9965], // 23:59
+      [9965, 9970, 9960, 9965], // 00:00 next day
+    ]);
+    firstBatch(engine, cursor);
+    const gtc = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '100.06',
+    });
+    const day = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '90',
+      time_in_force: 'DAY',
+    });
+    assert.ok(gtc.ok && day.ok);
+    engine.drain();
+    const events: EngineEvent[] = [];
+    for (;;) {
+      const step = engine.advance(cursor);
+      if (step.kind !== 'events') break;
+      events.push(...step.events);
+    }
+    events.push(...engine.endOfData());
+    // The sell limit at 100.06 is reached by the 23:56 bar (bid high 100.06) and fills at its limit.
+    assert.equal(engine.order(gtc.handle.id)?.status, 'FILLED');
+    assert.equal(engine.order(gtc.handle.id)?.average_fill_price?.toString(), '100.06');
+    assert.ok(events.some((e) => e.type === 'position' && e.event === 'POSITION_OPENED'));
+    // The DAY buy limit never fills and expires at 00:00 UTC.
+    assert.equal(engine.order(day.handle.id)?.status, 'EXPIRED');
+    const expired = events.find((e) => e.type === 'order' && e.event === 'ORDER_EXPIRED');
+    assert.equal((expired?.order as { updated_at: string }).updated_at, '2024-01-02T00:00:00.000Z');
+  });
+});
