@@ -195,6 +195,7 @@ describe('engine orders at submission and time in force', () => {
     // The DAY buy limit never fills and expires at 00:00 UTC.
     assert.equal(engine.order(day.handle.id)?.status, 'EXPIRED');
     const expired = events.find((e) => e.type === 'order' && e.event === 'ORDER_EXPIRED');
-    assert.equal((expired?.order as { updated_at: string }).updated_at, '2024-01-02T00:00:00.000Z');
+    assert.ok(expired, 'an ORDER_EXPIRED event');
+    assert.equal((expired.order as { updated_at: string }).updated_at, '2024-01-02T00:00:00.000Z');
   });
 });
