@@ -32,8 +32,10 @@ import { TimeseriesSampler } from './results/timeseries-sampler.ts';
 /**
  * Orchestration only (docs/engine.md): replays merged base bars, lets each instrument's matcher fill
  * resting orders, builds the subscribed candles, keeps the books, and stops at every batch of events.
- * This version handles market, limit, stop, stop-limit and trailing-stop orders, GTC/DAY/IOC/FOK and
- * post-only; brackets, OCO, reduce-only, margin checks and funding are wired next.
+ * This version handles market, limit, stop, stop-limit and trailing-stop orders, GTC/DAY/IOC/FOK,
+ * post-only, brackets (exit legs placed on the entry's fill, one-cancels-other, stop first when both
+ * touch in one bar, cancelled when the position closes otherwise) and client OCO groups; reduce-only,
+ * margin checks and funding are wired next.
  */
 export interface EngineInstrument {
   symbol: string;
@@ -108,6 +110,11 @@ export class SimulationEngine {
   private readonly orders = new Map<string, OrderRecord>();
   /** DAY orders and the instant each expires. */
   private readonly expiries = new Map<string, number>();
+  /** One-cancels-other groups (client `oco_group_id`s and bracket pairs) and each live member's group. */
+  private readonly groups = new Map<string, Set<string>>();
+  private readonly groupOf = new Map<string, string>();
+  /** Bracket exit legs: which leg, and the position they protect (hedging targets it). */
+  private readonly legs = new Map<string, { leg: 'stop' | 'take'; positionId: string | undefined }>();
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private outbox: EngineEvent[] = [];
@@ -279,7 +286,98 @@ export class SimulationEngine {
         }),
     };
     state.matcher.add(resting);
+    if (request.oco_group_id) this.join(`oco:${request.oco_group_id}`, id);
     return { ok: true, handle: toOrderHandle(order) };
+  }
+
+  private join(group: string, orderId: string): void {
+    const members = this.groups.get(group) ?? new Set<string>();
+    members.add(orderId);
+    this.groups.set(group, members);
+    this.groupOf.set(orderId, group);
+  }
+
+  /** Docs/fills.md: when both legs of a bracket are touchable in one bar, the stop is assumed first. */
+  private stopLegsFirst<T extends { orderId: string }>(fills: T[]): T[] {
+    if (fills.length < 2) return fills;
+    const rank = (f: T) => {
+      const leg = this.legs.get(f.orderId);
+      const group = this.groupOf.get(f.orderId);
+      const bothLegs = leg && group && fills.filter((g) => this.groupOf.get(g.orderId) === group).length > 1;
+      return bothLegs && leg.leg === 'stop' ? 0 : 1;
+    };
+    const stops = fills.filter((f) => rank(f) === 0);
+    return stops.length === 0 ? fills : [...stops, ...fills.filter((f) => rank(f) !== 0)];
+  }
+
+  /** Cancels the other live members of a filled order's one-cancels-other group. */
+  private settleGroup(orderId: string): void {
+    this.dissolveGroup(orderId, orderId);
+  }
+
+  /** Removes the group of `orderId`, cancelling every live member but `keep`. */
+  private dissolveGroup(orderId: string, keep?: string): void {
+    const group = this.groupOf.get(orderId);
+    if (!group) return;
+    const members = this.groups.get(group) ?? new Set<string>();
+    this.groups.delete(group);
+    for (const member of members) {
+      this.groupOf.delete(member);
+      this.legs.delete(member);
+      const sibling = this.orders.get(member);
+      if (member !== keep && sibling && (sibling.status === 'OPEN' || sibling.status === 'PENDING')) {
+        this.cancelOrder(member);
+      }
+    }
+  }
+
+  /** Places the exit legs of a filled entry that asked for a stop-loss and/or a take-profit. */
+  private placeBracket(state: InstrumentState, entry: OrderRecord, positionId: string | undefined): void {
+    const group = `bracket:${entry.id}`;
+    const exitSide = entry.side === 'BUY' ? 'SELL' : 'BUY';
+    const legs: ['stop' | 'take', Dec | null][] = [
+      ['stop', entry.stop_loss],
+      ['take', entry.take_profit],
+    ];
+    for (const [leg, price] of legs) {
+      if (!price) continue;
+      const id = `ord-${String(++this.orderSeq).padStart(9, '0')}`;
+      const record = newOrderRecord(
+        {
+          symbol: entry.symbol,
+          side: exitSide,
+          quantity: entry.filled_quantity,
+          order_type: leg === 'stop' ? 'STOP' : 'LIMIT',
+          time_in_force: 'GTC',
+          ...(leg === 'stop' ? { stop_price: price } : { limit_price: price }),
+          ...(positionId !== undefined && { position_id: positionId }),
+        },
+        { id, at: this.clock, parentOrderId: entry.id },
+      );
+      const open = withStatus(record, 'OPEN', this.clock);
+      this.orders.set(id, open);
+      state.matcher.add({
+        id,
+        direction: exitSide,
+        kind: leg === 'stop' ? 'STOP' : 'LIMIT',
+        ...(leg === 'stop' ? { stop: price } : { limit: price }),
+      });
+      this.legs.set(id, { leg, positionId });
+      this.join(group, id);
+      this.emitOrder('BRACKET_ORDER_CREATED', open);
+    }
+  }
+
+  /** Exit legs whose position is gone (closed by another order) are cancelled. */
+  private cancelOrphanedLegs(symbol: string): void {
+    const open = this.book.positions(symbol);
+    for (const [orderId, leg] of this.legs) {
+      const order = this.orders.get(orderId);
+      if (!order || order.symbol !== symbol) continue;
+      const protectedExists =
+        leg.positionId === undefined ? open.length > 0 : open.some((p) => p.view.id === leg.positionId);
+      if (!protectedExists) this.dissolveGroup(orderId);
+    }
   }
 
   /**
@@ -315,6 +413,12 @@ export class SimulationEngine {
     const state = this.bySymbol.get(order.symbol) as InstrumentState;
     state.matcher.remove(orderId);
     this.expiries.delete(orderId);
+    this.legs.delete(orderId);
+    const group = this.groupOf.get(orderId);
+    if (group) {
+      this.groupOf.delete(orderId);
+      this.groups.get(group)?.delete(orderId);
+    }
     const cancelled = withStatus(order, 'CANCELLED', this.clock);
     this.orders.set(orderId, cancelled);
     this.emitOrder('ORDER_CANCELLED', cancelled);
@@ -364,8 +468,10 @@ export class SimulationEngine {
           close: batch.askClose[row] as number,
         },
       });
-      for (const fill of outcome.fills) {
+      for (const fill of this.stopLegsFirst(outcome.fills)) {
         const order = this.orders.get(fill.orderId) as OrderRecord;
+        // A sibling that filled earlier in this bar has cancelled it (one-cancels-other).
+        if (order.status !== 'OPEN' && order.status !== 'PARTIALLY_FILLED') continue;
         this.expiries.delete(fill.orderId);
         this.execute(state, order, fill.price, (batch.time[row] as number) + MINUTE_MS);
       }
@@ -426,7 +532,10 @@ export class SimulationEngine {
       this.commission,
       this.converter.toUsd(units.times(slipped.price), currency),
     );
+    const leg = this.legs.get(order.id);
     const outcome: FillOutcome = this.book.applyFill({
+      ...(this.config.positionMode === 'hedging' &&
+        leg?.positionId !== undefined && { positionId: leg.positionId }),
       orderId: order.id,
       symbol: order.symbol,
       side: order.side,
@@ -470,6 +579,18 @@ export class SimulationEngine {
       });
     }
     this.emitAccount(at);
+    this.settleGroup(order.id);
+    if (!leg && (filled.stop_loss || filled.take_profit)) {
+      const opened = outcome.events.find(
+        (e) => e.type === 'POSITION_OPENED' || e.type === 'POSITION_MODIFIED',
+      );
+      this.placeBracket(
+        state,
+        filled,
+        this.config.positionMode === 'hedging' ? opened?.position.view.id : undefined,
+      );
+    }
+    this.cancelOrphanedLegs(order.symbol);
   }
 
   private reject(order: OrderRecord, reason: RejectReason): SubmitResult {
@@ -481,7 +602,10 @@ export class SimulationEngine {
 
   private emitOrder(event: string, order: OrderRecord): void {
     const state = this.bySymbol.get(order.symbol);
-    const wire = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.clock) };
+    const wire: EngineEvent = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.clock) };
+    // The event names the entry while the engine tracks the exit leg it placed (trading-gateway.md).
+    if (order.parent_order_id !== null && this.legs.has(order.id))
+      wire.parent_order_id = order.parent_order_id;
     if (state) this.emit(state, 'order_update', wire);
   }
 

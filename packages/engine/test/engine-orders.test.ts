@@ -199,3 +199,99 @@ describe('engine orders at submission and time in force', () => {
     assert.equal((expired.order as { updated_at: string }).updated_at, '2024-01-02T00:00:00.000Z');
   });
 });
+
+/** Runs the cursor to its end and returns every event. */
+function runAll(engine: SimulationEngine, cursor: BarCursor): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  for (;;) {
+    const step = engine.advance(cursor);
+    if (step.kind !== 'events') break;
+    events.push(...step.events);
+  }
+  return [...events, ...engine.endOfData()];
+}
+
+describe('engine brackets and one-cancels-other', () => {
+  const entry = { symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' };
+
+  it('places exit legs on the entry fill and assumes the stop first when a bar touches both', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([
+      [10000, 10010, 9990, 10005],
+      [10005, 10010, 10000, 10005],
+      [10005, 10600, 9400, 10000], // bid high 106, low 94: both legs touchable
+      [10000, 10010, 9990, 10000],
+    ]);
+    firstBatch(engine, cursor);
+    const result = engine.submitOrder({ ...entry, stop_loss: '95', take_profit: '105' });
+    assert.ok(result.ok);
+    const created = engine.drain().filter((e) => e.event === 'BRACKET_ORDER_CREATED');
+    assert.equal(created.length, 2);
+    assert.ok(created.every((e) => e.parent_order_id === result.handle.id));
+    const [stopLeg, takeLeg] = created.map((e) => (e.order as { id: string; order_type: string }).id);
+    const events = runAll(engine, cursor);
+    assert.equal(engine.order(stopLeg as string)?.status, 'FILLED');
+    assert.equal(engine.order(stopLeg as string)?.average_fill_price?.toString(), '95');
+    assert.equal(engine.order(takeLeg as string)?.status, 'CANCELLED');
+    assert.ok(events.some((e) => e.type === 'position' && e.event === 'POSITION_CLOSED'));
+    assert.equal(engine.positions().length, 0);
+  });
+
+  it('cancels the stop when the take-profit fills, and cancels both legs when the position is closed otherwise', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([
+      [10000, 10010, 9990, 10005],
+      [10005, 10010, 10000, 10005],
+      [10005, 10600, 10000, 10500], // reaches the take-profit at 106 only
+      [10500, 10510, 10490, 10500],
+      [10500, 10510, 10490, 10500],
+    ]);
+    firstBatch(engine, cursor);
+    const first = engine.submitOrder({ ...entry, stop_loss: '95', take_profit: '106' });
+    assert.ok(first.ok);
+    const [stop1, take1] = engine
+      .drain()
+      .filter((e) => e.event === 'BRACKET_ORDER_CREATED')
+      .map((e) => (e.order as { id: string }).id);
+    // Two batches: the 1st bar's candle, then the 2nd bar (the one reaching 106) with its fills.
+    assert.equal(engine.advance(cursor).kind, 'events');
+    assert.equal(engine.advance(cursor).kind, 'events');
+    assert.equal(engine.order(take1 as string)?.status, 'FILLED');
+    assert.equal(engine.order(stop1 as string)?.status, 'CANCELLED');
+
+    const second = engine.submitOrder({ ...entry, stop_loss: '90', take_profit: '120' });
+    assert.ok(second.ok);
+    const legs = engine
+      .drain()
+      .filter((e) => e.event === 'BRACKET_ORDER_CREATED')
+      .map((e) => (e.order as { id: string }).id);
+    engine.submitOrder({ symbol: 'C:BTCUSD', side: 'SELL', quantity: '1', order_type: 'MARKET' });
+    engine.drain();
+    assert.deepEqual(
+      legs.map((id) => engine.order(id)?.status),
+      ['CANCELLED', 'CANCELLED'],
+    );
+  });
+
+  it('cancels the other orders of a client OCO group when one fills', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([
+      [10000, 10010, 9990, 10005],
+      [10005, 10010, 10000, 10005],
+      [10005, 10010, 9800, 9850], // reaches the buy limit at 98.50 only
+      [9850, 9860, 9840, 9850],
+    ]);
+    firstBatch(engine, cursor);
+    const low = engine.submitOrder({
+      ...entry,
+      order_type: 'LIMIT',
+      limit_price: '98.5',
+      oco_group_id: 'g1',
+    });
+    const high = engine.submitOrder({ ...entry, order_type: 'STOP', stop_price: '103', oco_group_id: 'g1' });
+    assert.ok(low.ok && high.ok);
+    runAll(engine, cursor);
+    assert.equal(engine.order(low.handle.id)?.status, 'FILLED');
+    assert.equal(engine.order(high.handle.id)?.status, 'CANCELLED');
+  });
+});
