@@ -12,6 +12,7 @@ import { CurrencyConverter } from './account/currency.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
+import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
 import { MAX_LEVERAGE } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
 import { type ParsedOrderRequest, validateOrderRequest } from './orders/order-request.ts';
@@ -62,6 +63,7 @@ export interface EngineConfig {
   initialCapital: string;
   commission?: CommissionSettings;
   slippage?: SlippageSettings;
+  funding?: FundingSettings;
   engineVersion?: string;
   /** Check the accounting identity after every group of bars (tests and debug runs). */
   assertIdentity?: boolean;
@@ -494,7 +496,9 @@ export class SimulationEngine {
   }
 
   private closeGroup(clock: number): void {
+    const previous = this.clock;
     this.clock = clock;
+    this.chargeFunding(previous, clock);
     for (const [orderId, expiry] of this.expiries) {
       if (expiry > clock) continue;
       this.expiries.delete(orderId);
@@ -520,6 +524,30 @@ export class SimulationEngine {
       changed: this.changed,
     });
     this.changed = false;
+  }
+
+  /**
+   * Daily funding (decision 5): at each 17:00 New York rollover in (from, to], every position opened
+   * before it is charged units x its closing side price (bid long, ask short) in USD x rate x
+   * days_charged / day_count_basis. The price is the last quote at the rollover's bar close.
+   */
+  private chargeFunding(from: number, to: number): void {
+    const settings = this.config.funding;
+    if (!settings || settings.model === 'disabled') return;
+    for (const rollover of rolloversBetween(from, to)) {
+      for (const position of this.book.positions()) {
+        if (position.openedAt >= rollover) continue;
+        const valueUsd = this.converter.toUsd(
+          position.quantity.times(position.currentPrice),
+          position.currency,
+        );
+        const amount = fundingAmount(settings, position.side, valueUsd, rollover);
+        if (amount.isZero()) continue;
+        this.account.bookFunding(amount);
+        this.changed = true;
+        this.emitAccount(rollover);
+      }
+    }
   }
 
   /** Fills the whole remaining quantity at `basePrice` plus slippage, and books it. */

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BidAskBarBatch } from '@hindsight/core';
-import { type BarCursor, type EngineEvent, SimulationEngine } from '../src/index.ts';
+import { type BarCursor, type EngineConfig, type EngineEvent, SimulationEngine } from '../src/index.ts';
 
 const MINUTE = 60_000;
 const START = Date.parse('2024-01-01T23:55:00Z');
 
 /** Bars in cents (2 decimals) for one instrument: [bidOpen, bidHigh, bidLow, bidClose]; ask = bid + 2. */
-function cursorOf(rows: [number, number, number, number][]): BarCursor {
+function cursorOf(rows: [number, number, number, number][], start = START): BarCursor {
   const n = rows.length;
   const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
   const side = (k: number, add: number) => col((i) => ((rows[i] as number[])[k] as number) + add);
@@ -16,7 +16,7 @@ function cursorOf(rows: [number, number, number, number][]): BarCursor {
     priceDecimals: 2,
     volumeDecimals: 0,
     length: n,
-    time: col((i) => START + i * MINUTE),
+    time: col((i) => start + i * MINUTE),
     bidOpen: side(0, 0),
     bidHigh: side(1, 0),
     bidLow: side(2, 0),
@@ -41,7 +41,7 @@ function cursorOf(rows: [number, number, number, number][]): BarCursor {
   };
 }
 
-function engineFor() {
+function engineFor(extra: Partial<EngineConfig> = {}) {
   return new SimulationEngine(
     {
       instruments: [
@@ -55,6 +55,7 @@ function engineFor() {
       positionMode: 'netting',
       initialCapital: '100000',
       assertIdentity: true,
+      ...extra,
     },
     ['C:BTCUSD'],
   );
@@ -293,5 +294,35 @@ describe('engine brackets and one-cancels-other', () => {
     runAll(engine, cursor);
     assert.equal(engine.order(low.handle.id)?.status, 'FILLED');
     assert.equal(engine.order(high.handle.id)?.status, 'CANCELLED');
+  });
+});
+
+describe('engine funding', () => {
+  it('charges a position open across the 17:00 New York rollover, triple on Wednesday, into the balance', () => {
+    // Wednesday 2024-01-03, 17:00 New York = 22:00 UTC (EST).
+    const start = Date.parse('2024-01-03T21:57:00Z');
+    const engine = engineFor({
+      startTime: start,
+      endTime: start + 10 * MINUTE,
+      funding: { model: 'daily', long_rate: '-0.365', short_rate: '0' },
+    });
+    const cursor = cursorOf(
+      [
+        [10000, 10010, 9990, 10000],
+        [10000, 10010, 9990, 10000],
+        [10000, 10010, 9990, 10000], // 21:59, closes at the 22:00 rollover: bid 100.00
+        [10000, 10010, 9990, 10000],
+        [10000, 10010, 9990, 10000],
+      ],
+      start,
+    );
+    firstBatch(engine, cursor);
+    assert.ok(
+      engine.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '2', order_type: 'MARKET' }).ok,
+    );
+    runAll(engine, cursor);
+    // Bought 2 at the ask 100.02; funding = 2 x 100.00 (bid) x -0.365 x 3 / 365 = -0.6.
+    const account = engine.accountView();
+    assert.equal(account.balance, '99999.4');
   });
 });
