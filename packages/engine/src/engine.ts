@@ -13,10 +13,17 @@ import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
 import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
-import { MAX_LEVERAGE } from './models/margin.ts';
+import {
+  effectiveLeverage,
+  exposureDelta,
+  MAX_LEVERAGE,
+  releasedMargin,
+  requiredMargin,
+  wouldExceedMargin,
+} from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
 import { type ParsedOrderRequest, validateOrderRequest } from './orders/order-request.ts';
-import type { OrderHandle, RejectReason } from './orders/order-types.ts';
+import { assetClassOf, type OrderHandle, type RejectReason } from './orders/order-types.ts';
 import {
   newOrderRecord,
   type OrderRecord,
@@ -26,7 +33,7 @@ import {
   withStatus,
 } from './orders/order-view.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
-import { type FillOutcome, PositionBook } from './positions/position-book.ts';
+import { type FillOutcome, PositionBook, type PositionSnapshot } from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
 import { TimeseriesSampler } from './results/timeseries-sampler.ts';
 
@@ -245,6 +252,8 @@ export class SimulationEngine {
     let order = newOrderRecord(request, { id, at: this.clock });
     this.orders.set(id, order);
     this.emitOrder('ORDER_CREATED', order);
+    if (state.hasQuote && this.exceedsMargin(state, request))
+      return this.reject(order, 'INSUFFICIENT_MARGIN');
     if (request.order_type === 'MARKET') {
       if (!state.hasQuote) return this.reject(order, 'MARKET_CLOSED');
       const base =
@@ -436,7 +445,46 @@ export class SimulationEngine {
   }
 
   accountView() {
-    return this.account.view(new Dec(0));
+    return this.account.view(this.marginUsed());
+  }
+
+  /** Margin locked by open positions: notional in USD at the current price over the leverage. */
+  marginUsed(): Dec {
+    let used = new Dec(0);
+    for (const position of this.book.positions()) used = used.plus(this.positionMargin(position));
+    return used;
+  }
+
+  private positionMargin(position: PositionSnapshot): Dec {
+    const spec = (this.bySymbol.get(position.symbol) as InstrumentState).spec;
+    const notional = this.converter.toUsd(position.quantity.times(position.currentPrice), position.currency);
+    return requiredMargin(notional, effectiveLeverage(assetClassOf(spec.market)));
+  }
+
+  /**
+   * An order that would add exposure beyond the free margin is refused (INSUFFICIENT_MARGIN), judged at
+   * submission at its own price or the current quote. Closing exposure (netting) frees its margin first.
+   */
+  private exceedsMargin(state: InstrumentState, request: ParsedOrderRequest): boolean {
+    const quote = ticksOf(request.side === 'BUY' ? state.ask : state.bid, state.priceDecimals);
+    const price = request.limit_price ?? request.stop_price ?? quote;
+    const orderUnits = request.side === 'BUY' ? request.quantity : request.quantity.neg();
+    let current = new Dec(0);
+    let held = new Dec(0);
+    if (this.config.positionMode === 'netting') {
+      for (const p of this.book.positions(request.symbol)) {
+        current = current.plus(p.side === 'LONG' ? p.quantity : p.quantity.neg());
+        held = held.plus(this.positionMargin(p));
+      }
+    }
+    const leverage = effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null);
+    const delta = exposureDelta(current, orderUnits);
+    const additionalMargin = requiredMargin(
+      this.converter.toUsd(delta.times(price), state.spec.denomination),
+      leverage,
+    );
+    const marginUsed = this.marginUsed().minus(releasedMargin(current, orderUnits, held));
+    return wouldExceedMargin({ equity: this.account.equity, marginUsed, additionalMargin });
   }
 
   /** The three result files and the metrics, from everything replayed so far. */
@@ -520,7 +568,7 @@ export class SimulationEngine {
       time: clock,
       balance,
       nav: this.account.equity,
-      marginUsed: '0',
+      marginUsed: this.marked.size > 0 ? this.marginUsed() : '0',
       changed: this.changed,
     });
     this.changed = false;
@@ -575,6 +623,14 @@ export class SimulationEngine {
       time: at,
     });
     this.account.bookFill(outcome);
+    // Decision 4: positions are marked at the last completed bar's bid (long) or ask (short) at once.
+    if (state.hasQuote) {
+      this.book.mark(
+        order.symbol,
+        ticksOf(state.bid, state.priceDecimals),
+        ticksOf(state.ask, state.priceDecimals),
+      );
+    }
     if (this.book.positions(order.symbol).length > 0 || this.conversionPairs.has(order.symbol))
       this.marked.add(order.symbol);
     else this.marked.delete(order.symbol);

@@ -326,3 +326,41 @@ describe('engine funding', () => {
     assert.equal(account.balance, '99999.4');
   });
 });
+
+describe('engine margin', () => {
+  it('refuses an order whose margin exceeds the free margin, and reports margin used', () => {
+    const engine = engineFor();
+    firstBatch(
+      engine,
+      cursorOf([
+        [10000, 10010, 9990, 10000],
+        [10000, 10010, 9990, 10000],
+      ]),
+    );
+    // Crypto 2:1. 3000 x 100.02 = 300,060 USD needs 150,030 of margin > 100,000 of equity.
+    const tooBig = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '3000',
+      order_type: 'MARKET',
+    });
+    assert.ok(tooBig.ok && tooBig.rejected === 'INSUFFICIENT_MARGIN');
+    const fits = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1000',
+      order_type: 'MARKET',
+    });
+    assert.ok(fits.ok && !fits.rejected);
+    // 1000 long marked at the bid 100.00: 100,000 / 2 = 50,000 of margin.
+    assert.equal(engine.accountView().margin_used, '50000');
+    // Reversing to short 1000 frees the long's margin first, so it fits too.
+    const reverse = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '2000',
+      order_type: 'MARKET',
+    });
+    assert.ok(reverse.ok && !reverse.rejected);
+  });
+});
