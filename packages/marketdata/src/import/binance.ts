@@ -11,7 +11,7 @@ import type { ImportResult } from './import-result.ts';
 import type { ImportOptions } from './options.ts';
 import { RowColumns } from './rows.ts';
 import type { TextSource } from './sources.ts';
-import { type LayoutChoice, looksLikeHeader, type RowLayout, readTable, requireRows } from './table.ts';
+import { type LayoutChoice, looksLikeHeader, type RowLayout, readSources } from './table.ts';
 
 const BINANCE_COLUMNS = 12;
 
@@ -67,12 +67,7 @@ export async function importBinance(sources: TextSource[], options: ImportOption
     const header = looksLikeHeader(comma < 0 ? firstLine : firstLine.slice(0, comma));
     return { layout: binanceLayout, header, rows };
   };
-  let read = 0;
-  for (const source of sources) {
-    const stats = await readTable(source, choose, options.onProgress);
-    requireRows(stats.rows, source.label, stats.lines);
-    read += stats.rows;
-  }
+  const read = await readSources(sources, () => choose, options.onProgress);
   const outOfOrder = rows.outOfOrder;
   const duplicates = rows.finish('bars');
   return tradeResult(rows, options.symbol, {

@@ -32,8 +32,7 @@ import {
   looksLikeHeader,
   normaliseName,
   type RowLayout,
-  readTable,
-  requireRows,
+  readSources,
 } from './table.ts';
 import { parseDukascopyTime } from './time.ts';
 
@@ -164,37 +163,38 @@ export async function importDukascopy(sources: TextSource[], options: ImportOpti
   const sides: Record<Side, RowColumns | undefined> = { bid: undefined, ask: undefined };
   let ticks: RowColumns | undefined;
   let kind: 'bars' | 'ticks' | undefined;
-  let read = 0;
-  for (const source of sources) {
-    const choose = (firstLine: string, line: number): LayoutChoice => {
-      const { shape, header } = shapeOf(firstLine, source.label, line);
-      if (kind !== undefined && kind !== shape.kind) {
-        throw new ImportError(
-          source.label,
-          line,
-          `Dukascopy ${shape.kind} cannot be imported together with ${kind}`,
-        );
-      }
-      kind = shape.kind;
-      if (shape.kind === 'ticks') {
-        ticks ??= newTickRows();
-        return { layout: shape.layout, header, rows: ticks };
-      }
-      const side = sideFromName(source.name) ?? options.side;
-      if (side === undefined) {
-        throw new ImportError(
-          source.label,
-          line,
-          'cannot tell whether these candles are BID or ASK: put BID or ASK in the file name or pass the side',
-        );
-      }
-      sides[side] ??= newTradeRows();
-      return { layout: shape.layout, header, rows: sides[side] };
-    };
-    const stats = await readTable(source, choose, options.onProgress);
-    requireRows(stats.rows, source.label, stats.lines);
-    read += stats.rows;
-  }
+  const read = await readSources(
+    sources,
+    (source: TextSource) => {
+      const choose = (firstLine: string, line: number): LayoutChoice => {
+        const { shape, header } = shapeOf(firstLine, source.label, line);
+        if (kind !== undefined && kind !== shape.kind) {
+          throw new ImportError(
+            source.label,
+            line,
+            `Dukascopy ${shape.kind} cannot be imported together with ${kind}`,
+          );
+        }
+        kind = shape.kind;
+        if (shape.kind === 'ticks') {
+          ticks ??= newTickRows();
+          return { layout: shape.layout, header, rows: ticks };
+        }
+        const side = sideFromName(source.name) ?? options.side;
+        if (side === undefined) {
+          throw new ImportError(
+            source.label,
+            line,
+            'cannot tell whether these candles are BID or ASK: put BID or ASK in the file name or pass the side',
+          );
+        }
+        sides[side] ??= newTradeRows();
+        return { layout: shape.layout, header, rows: sides[side] };
+      };
+      return choose;
+    },
+    options.onProgress,
+  );
   const labels = sources.map((s) => s.label);
   const tickRows = ticks as RowColumns | undefined;
   if (tickRows !== undefined) {

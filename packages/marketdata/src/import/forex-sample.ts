@@ -7,7 +7,7 @@ import type { FieldSplitter } from './fields.ts';
 import type { ImportResult } from './import-result.ts';
 import type { ImportOptions } from './options.ts';
 import type { TextSource } from './sources.ts';
-import { type LayoutChoice, looksLikeHeader, type RowLayout, readTable, requireRows } from './table.ts';
+import { type LayoutChoice, looksLikeHeader, type RowLayout, readSources } from './table.ts';
 import { parseIsoLike } from './time.ts';
 
 function isoTime(text: string, fields: FieldSplitter): number {
@@ -48,12 +48,7 @@ export async function importForexSample(
     header: looksLikeHeader(firstLine),
     rows,
   });
-  let read = 0;
-  for (const source of sources) {
-    const stats = await readTable(source, choose, options.onProgress);
-    requireRows(stats.rows, source.label, stats.lines);
-    read += stats.rows;
-  }
+  const read = await readSources(sources, () => choose, options.onProgress);
   const outOfOrder = rows.outOfOrder;
   const duplicates = rows.finish('bars');
   return bidAskResult(bidAskBatch(rows, options.symbol), {

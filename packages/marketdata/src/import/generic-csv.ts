@@ -28,8 +28,7 @@ import {
   looksLikeHeader,
   normaliseName,
   type RowLayout,
-  readTable,
-  requireRows,
+  readSources,
 } from './table.ts';
 import {
   civilToMs,
@@ -283,95 +282,96 @@ export async function importGenericCsv(sources: TextSource[], options: ImportOpt
   if (timeSpec !== 'auto' && timeSpec !== 'iso' && !(timeSpec in UNIX)) compileTimePattern(timeSpec, zone);
   let kind: Kind | undefined;
   let rows: RowColumns | undefined;
-  let read = 0;
   const barShift = options.barTime === 'end' ? -MINUTE_MS : 0;
-  for (const source of sources) {
-    const label = source.label;
-    const choose = (firstLine: string, line: number): LayoutChoice => {
-      const fail = (reason: string): never => {
-        throw new ImportError(label, line, reason);
-      };
-      const delimiter = options.delimiter ?? sniffDelimiter(firstLine);
-      const cells = firstLine.split(delimiter);
-      const header = options.header ?? looksLikeHeader(cells[0] ?? '');
-      const resolved = resolveMapping(
-        options.columns,
-        header ? cells.map(normaliseName) : undefined,
-        cells.length,
-        fail,
-      );
-      if (kind !== undefined && kind !== resolved.kind)
-        fail(`${resolved.kind} cannot be imported together with ${kind}`);
-      kind = resolved.kind;
-      rows ??= kind === 'trade' ? newTradeRows() : kind === 'bidask' ? newBidAskRows() : newTickRows();
-      const f = resolved.fields;
-      const target = (key: MappingKey, column: number): FieldTarget => ({
-        field: f[key] as number,
-        column,
-        name: header ? (cells[f[key] as number] ?? key).trim() : key,
-      });
-      const prices: FieldTarget[] =
-        kind === 'trade'
-          ? [target('open', T.open), target('high', T.high), target('low', T.low), target('close', T.close)]
-          : kind === 'bidask'
-            ? BIDASK_KEYS.map((key) => target(key, BA[key]))
-            : [target('bid', Q.bid), target('ask', Q.ask)];
-      const volumes: FieldTarget[] = [];
-      if (kind === 'ticks') {
-        if (f.bidVolume !== undefined) volumes.push(target('bidVolume', Q.bidVolume));
-        if (f.askVolume !== undefined) volumes.push(target('askVolume', Q.askVolume));
-        if (f.bidVolume === undefined && f.askVolume === undefined && f.volume !== undefined) {
-          volumes.push(target('volume', Q.bidVolume));
+  const read = await readSources(
+    sources,
+    (source: TextSource) => {
+      const label = source.label;
+      const choose = (firstLine: string, line: number): LayoutChoice => {
+        const fail = (reason: string): never => {
+          throw new ImportError(label, line, reason);
+        };
+        const delimiter = options.delimiter ?? sniffDelimiter(firstLine);
+        const cells = firstLine.split(delimiter);
+        const header = options.header ?? looksLikeHeader(cells[0] ?? '');
+        const resolved = resolveMapping(
+          options.columns,
+          header ? cells.map(normaliseName) : undefined,
+          cells.length,
+          fail,
+        );
+        if (kind !== undefined && kind !== resolved.kind)
+          fail(`${resolved.kind} cannot be imported together with ${kind}`);
+        kind = resolved.kind;
+        rows ??= kind === 'trade' ? newTradeRows() : kind === 'bidask' ? newBidAskRows() : newTickRows();
+        const f = resolved.fields;
+        const target = (key: MappingKey, column: number): FieldTarget => ({
+          field: f[key] as number,
+          column,
+          name: header ? (cells[f[key] as number] ?? key).trim() : key,
+        });
+        const prices: FieldTarget[] =
+          kind === 'trade'
+            ? [target('open', T.open), target('high', T.high), target('low', T.low), target('close', T.close)]
+            : kind === 'bidask'
+              ? BIDASK_KEYS.map((key) => target(key, BA[key]))
+              : [target('bid', Q.bid), target('ask', Q.ask)];
+        const volumes: FieldTarget[] = [];
+        if (kind === 'ticks') {
+          if (f.bidVolume !== undefined) volumes.push(target('bidVolume', Q.bidVolume));
+          if (f.askVolume !== undefined) volumes.push(target('askVolume', Q.askVolume));
+          if (f.bidVolume === undefined && f.askVolume === undefined && f.volume !== undefined) {
+            volumes.push(target('volume', Q.bidVolume));
+          }
+        } else if (f.volume !== undefined) {
+          volumes.push(target('volume', kind === 'trade' ? T.volume : BA.volume));
         }
-      } else if (f.volume !== undefined) {
-        volumes.push(target('volume', kind === 'trade' ? T.volume : BA.volume));
-      }
-      const ohlc: RowLayout['ohlc'] =
-        kind === 'trade'
-          ? [[T.open, T.high, T.low, T.close]]
-          : kind === 'bidask'
-            ? [
-                [BA.bidOpen, BA.bidHigh, BA.bidLow, BA.bidClose],
-                [BA.askOpen, BA.askHigh, BA.askLow, BA.askClose],
-              ]
-            : undefined;
-      const timeField = f.time as number;
-      const dateField = f.date;
-      let format: TimeFormat | undefined;
-      const layout: RowLayout = {
-        delimiter,
-        columns: cells.length,
-        timeField,
-        timeDescription: 'a recognisable time: give a time format',
-        time: (text, fields) => {
-          let t = text;
-          let s = fields.starts[timeField] as number;
-          let e = fields.ends[timeField] as number;
-          if (dateField !== undefined) {
-            t = `${fields.field(text, dateField)} ${t.slice(s, e)}`;
-            s = 0;
-            e = t.length;
-          }
-          if (format === undefined) {
-            // The first data row decides the format (auto), and later rows must follow it.
-            format = timeFormatFor(timeSpec, zone, t.slice(s, e));
-            if (format === undefined) return Number.NaN;
-            layout.timeDescription = format.description;
-          }
-          return format.parse(t, s, e);
-        },
-        prices,
-        volumes,
-        minuteAligned: kind !== 'ticks',
-        ...(kind !== 'ticks' && barShift !== 0 ? { timeShiftMs: barShift } : {}),
-        ...(ohlc !== undefined ? { ohlc } : {}),
+        const ohlc: RowLayout['ohlc'] =
+          kind === 'trade'
+            ? [[T.open, T.high, T.low, T.close]]
+            : kind === 'bidask'
+              ? [
+                  [BA.bidOpen, BA.bidHigh, BA.bidLow, BA.bidClose],
+                  [BA.askOpen, BA.askHigh, BA.askLow, BA.askClose],
+                ]
+              : undefined;
+        const timeField = f.time as number;
+        const dateField = f.date;
+        let format: TimeFormat | undefined;
+        const layout: RowLayout = {
+          delimiter,
+          columns: cells.length,
+          timeField,
+          timeDescription: 'a recognisable time: give a time format',
+          time: (text, fields) => {
+            let t = text;
+            let s = fields.starts[timeField] as number;
+            let e = fields.ends[timeField] as number;
+            if (dateField !== undefined) {
+              t = `${fields.field(text, dateField)} ${t.slice(s, e)}`;
+              s = 0;
+              e = t.length;
+            }
+            if (format === undefined) {
+              // The first data row decides the format (auto), and later rows must follow it.
+              format = timeFormatFor(timeSpec, zone, t.slice(s, e));
+              if (format === undefined) return Number.NaN;
+              layout.timeDescription = format.description;
+            }
+            return format.parse(t, s, e);
+          },
+          prices,
+          volumes,
+          minuteAligned: kind !== 'ticks',
+          ...(kind !== 'ticks' && barShift !== 0 ? { timeShiftMs: barShift } : {}),
+          ...(ohlc !== undefined ? { ohlc } : {}),
+        };
+        return { layout, header, rows };
       };
-      return { layout, header, rows };
-    };
-    const stats = await readTable(source, choose, options.onProgress);
-    requireRows(stats.rows, label, stats.lines);
-    read += stats.rows;
-  }
+      return choose;
+    },
+    options.onProgress,
+  );
   const finalRows = rows as RowColumns | undefined;
   const finalKind = kind as Kind | undefined;
   if (finalRows === undefined || finalKind === undefined) throw new Error('no sources');

@@ -14,7 +14,7 @@ import type { ImportResult } from './import-result.ts';
 import type { ImportOptions } from './options.ts';
 import type { RowColumns } from './rows.ts';
 import type { TextSource } from './sources.ts';
-import { type LayoutChoice, looksLikeHeader, type RowLayout, readTable, requireRows } from './table.ts';
+import { type LayoutChoice, looksLikeHeader, type RowLayout, readSources } from './table.ts';
 import { HISTDATA_EST, parseCompact } from './time.ts';
 
 function estTime(text: string, fields: FieldSplitter): number {
@@ -61,32 +61,33 @@ function kindOf(firstLine: string): Kind {
 export async function importHistData(sources: TextSource[], options: ImportOptions): Promise<ImportResult> {
   let kind: Kind | undefined;
   let rows: RowColumns | undefined;
-  let read = 0;
-  for (const source of sources) {
-    const choose = (firstLine: string, line: number): LayoutChoice => {
-      if (looksLikeHeader(firstLine)) {
-        throw new ImportError(
-          source.label,
-          line,
-          'HistData ASCII files have no header: expected YYYYMMDD HHMMSS;open;high;low;close;volume or YYYYMMDD HHMMSSfff,bid,ask,volume',
-        );
-      }
-      const fileKind = kindOf(firstLine);
-      if (kind !== undefined && fileKind !== kind) {
-        throw new ImportError(
-          source.label,
-          line,
-          `HistData ${fileKind} cannot be imported together with ${kind}`,
-        );
-      }
-      kind = fileKind;
-      rows ??= kind === 'bars' ? newTradeRows() : newTickRows();
-      return { layout: fileKind === 'bars' ? histDataBarLayout : histDataTickLayout, header: false, rows };
-    };
-    const stats = await readTable(source, choose, options.onProgress);
-    requireRows(stats.rows, source.label, stats.lines);
-    read += stats.rows;
-  }
+  const read = await readSources(
+    sources,
+    (source: TextSource) => {
+      const choose = (firstLine: string, line: number): LayoutChoice => {
+        if (looksLikeHeader(firstLine)) {
+          throw new ImportError(
+            source.label,
+            line,
+            'HistData ASCII files have no header: expected YYYYMMDD HHMMSS;open;high;low;close;volume or YYYYMMDD HHMMSSfff,bid,ask,volume',
+          );
+        }
+        const fileKind = kindOf(firstLine);
+        if (kind !== undefined && fileKind !== kind) {
+          throw new ImportError(
+            source.label,
+            line,
+            `HistData ${fileKind} cannot be imported together with ${kind}`,
+          );
+        }
+        kind = fileKind;
+        rows ??= kind === 'bars' ? newTradeRows() : newTickRows();
+        return { layout: fileKind === 'bars' ? histDataBarLayout : histDataTickLayout, header: false, rows };
+      };
+      return choose;
+    },
+    options.onProgress,
+  );
   const finalRows = rows as RowColumns | undefined;
   if (finalRows === undefined || kind === undefined) throw new Error('no sources');
   const outOfOrder = finalRows.outOfOrder;

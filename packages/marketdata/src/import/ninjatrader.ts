@@ -10,7 +10,7 @@ import type { FieldSplitter } from './fields.ts';
 import type { ImportResult } from './import-result.ts';
 import type { ImportOptions } from './options.ts';
 import type { TextSource } from './sources.ts';
-import { type LayoutChoice, looksLikeHeader, type RowLayout, readTable, requireRows } from './table.ts';
+import { type LayoutChoice, looksLikeHeader, type RowLayout, readSources } from './table.ts';
 import { MINUTE_MS, parseCompact, parseIsoLike, parseTimeZone, type WallClockZone } from './time.ts';
 
 const prices = [
@@ -56,12 +56,7 @@ export async function importNinjaTrader(
     firstLine.includes(';') && !firstLine.includes(',')
       ? { layout: nativeLayout(zone), header: false, rows }
       : { layout: isoLayout(), header: looksLikeHeader(firstLine), rows };
-  let read = 0;
-  for (const source of sources) {
-    const stats = await readTable(source, choose, options.onProgress);
-    requireRows(stats.rows, source.label, stats.lines);
-    read += stats.rows;
-  }
+  const read = await readSources(sources, () => choose, options.onProgress);
   const outOfOrder = rows.outOfOrder;
   const duplicates = rows.finish('bars');
   return tradeResult(rows, options.symbol, {

@@ -184,4 +184,22 @@ export function requireRows(rowsRead: number, label: string, lines: number): voi
   if (rowsRead === 0) throw new ImportError(label, lines + 1, 'no data rows (empty file)');
 }
 
+/**
+ * Reads every source whole, with the layout `chooseFor(source)` picks from its first line; each
+ * source must hold data rows. Returns the number of rows read across all of them.
+ */
+export async function readSources(
+  sources: readonly TextSource[],
+  chooseFor: (source: TextSource) => (firstLine: string, line: number) => LayoutChoice,
+  onProgress?: ProgressListener,
+): Promise<number> {
+  let read = 0;
+  for (const source of sources) {
+    const stats = await readTable(source, chooseFor(source), onProgress);
+    requireRows(stats.rows, source.label, stats.lines);
+    read += stats.rows;
+  }
+  return read;
+}
+
 export { MINUTE_MS };
