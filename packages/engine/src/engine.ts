@@ -130,6 +130,8 @@ export class SimulationEngine {
   /** Symbols whose quotes the books need every bar: open positions and currency-conversion pairs. */
   private readonly marked = new Set<string>();
   private readonly conversionPairs: ReadonlySet<string>;
+  /** Whether any subscription asked for account_update events. */
+  private readonly accountUpdates: boolean;
   private groupTime: number | undefined;
   private pending = false;
   private changed = false;
@@ -154,6 +156,7 @@ export class SimulationEngine {
     });
     this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
     this.conversionPairs = new Set(this.converter.conversionSymbols());
+    this.accountUpdates = config.subscriptions.some((s) => s.updates.includes('account_update'));
     for (const symbol of this.conversionPairs) this.marked.add(symbol);
     this.sampler = new TimeseriesSampler({
       startTime: config.startTime,
@@ -694,8 +697,7 @@ export class SimulationEngine {
   }
 
   private emitAccount(at: number): void {
-    const wanted = this.instruments.some((s) => s.updates.has('account_update'));
-    if (!wanted) return;
+    if (!this.accountUpdates) return;
     this.outbox.push({
       type: 'account',
       event: 'BALANCE_UPDATED',
