@@ -17,25 +17,38 @@ import {
   effectiveLeverage,
   exposureDelta,
   MAX_LEVERAGE,
+  type MarginState,
+  marginEvent,
+  marginLevelPct,
+  marginState,
   releasedMargin,
   requiredMargin,
+  stopOutPlan,
   wouldExceedMargin,
 } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
-import { type ParsedOrderRequest, validateOrderRequest } from './orders/order-request.ts';
-import { assetClassOf, type OrderHandle, type RejectReason } from './orders/order-types.ts';
+import {
+  type ParsedOrderRequest,
+  validateModifyOrderRequest,
+  validateOrderRequest,
+} from './orders/order-request.ts';
+import { isTerminal } from './orders/order-states.ts';
+import { assetClassOf, type OrderHandle, type RejectReason, type Side } from './orders/order-types.ts';
 import {
   newOrderRecord,
   type OrderRecord,
+  remainingQuantity,
   toOrderHandle,
   toWireOrder,
   withFill,
   withStatus,
 } from './orders/order-view.ts';
+import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { type FillOutcome, PositionBook, type PositionSnapshot } from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
 import { TimeseriesSampler } from './results/timeseries-sampler.ts';
+import type { CloseReason } from './results/trade-lot.ts';
 
 /**
  * Orchestration only (docs/engine.md): replays merged base bars, lets each instrument's matcher fill
@@ -94,6 +107,47 @@ export type SubmitResult =
   | { ok: true; handle: OrderHandle; rejected?: RejectReason }
   | { ok: false; code: string; message: string; details: unknown };
 
+/** `DELETE /v1/orders/{id}`: 404 ORDER_NOT_FOUND, 409 ORDER_NOT_MODIFIABLE for a terminal order. */
+export type CancelResult =
+  | { ok: true; order: OrderRecord }
+  | { ok: false; code: 'ORDER_NOT_FOUND' | 'ORDER_NOT_MODIFIABLE'; message: string };
+
+/** `PATCH /v1/orders/{id}`: modified in place (the id is kept, so no `previousOrderId`). */
+export type ModifyResult =
+  | { ok: true; order: OrderRecord; previousOrderId?: string }
+  | { ok: false; code: string; message: string; details?: unknown };
+
+/** `DELETE /v1/positions/{id}`: the close order's handle, or a 400/404. */
+export type ClosePositionResult = SubmitResult;
+
+export interface ExitLegView {
+  order_ids: string[];
+  trigger_price: string;
+}
+
+/** `PATCH /v1/positions/{id}`. */
+export type MoveLegsResult =
+  | { ok: true; position_id: string; stop_loss: ExitLegView | null; take_profit: ExitLegView | null }
+  | { ok: false; status: 400 | 404 | 409 | 502; code: string; message: string; details?: unknown };
+
+/** A fill as the gateway's Trade resource (commission in USD, omitted-zero rule is the results file's). */
+export interface WireTrade {
+  id: string;
+  order_id: string;
+  symbol: string;
+  side: Side;
+  quantity: string;
+  price: string;
+  commission: string;
+  commission_currency: string;
+  timestamp: string;
+}
+
+interface PlaceOptions {
+  /** Written on the lots the fill closes (a stop-out writes `Liquidation`). */
+  closeReason?: CloseReason;
+}
+
 interface InstrumentState {
   spec: EngineInstrument;
   matcher: InstrumentMatcher;
@@ -124,6 +178,9 @@ export class SimulationEngine {
   private readonly groupOf = new Map<string, string>();
   /** Bracket exit legs: which leg, and the position they protect (hedging targets it). */
   private readonly legs = new Map<string, { leg: 'stop' | 'take'; positionId: string | undefined }>();
+  private readonly tradeLog: WireTrade[] = [];
+  /** The account's margin state at the last check (events fire only on a move to a worse state). */
+  private marginLevel: MarginState = 'ok';
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private outbox: EngineEvent[] = [];
@@ -239,23 +296,58 @@ export class SimulationEngine {
     if (!validation.ok)
       return { ok: false, code: validation.code, message: validation.message, details: validation.details };
     const request = validation.order;
-    const id = `ord-${String(++this.orderSeq).padStart(9, '0')}`;
-    if (validation.rejectReason) {
-      const rejected = newOrderRecord(request, {
-        id,
-        at: this.clock,
-        status: 'REJECTED',
-        rejectReason: validation.rejectReason,
-      });
+    if (
+      !validation.rejectReason &&
+      this.config.positionMode === 'hedging' &&
+      request.position_id !== undefined
+    ) {
+      const problem = this.positionTargetProblem(request);
+      if (problem) {
+        return {
+          ok: false,
+          code: 'INVALID_VALUE',
+          message: problem,
+          details: { field: 'position_id', provided: request.position_id },
+        };
+      }
+    }
+    return this.place(request, validation.rejectReason);
+  }
+
+  /**
+   * Hedging: `position_id` names the open position an order reduces (docs/fills.md). It must be open, on
+   * the order's symbol and on the other side; otherwise the request is an INVALID_VALUE.
+   */
+  private positionTargetProblem(request: ParsedOrderRequest): string | undefined {
+    const target = this.book.position(request.position_id as string);
+    if (!target) return `position_id ${request.position_id} is not an open position.`;
+    if (target.symbol !== request.symbol)
+      return `position_id ${target.id} is a ${target.symbol} position, not ${request.symbol}.`;
+    if ((target.side === 'LONG') === (request.side === 'BUY'))
+      return `position_id ${target.id} is ${target.side}: a ${request.side} cannot reduce it (omit position_id to open a new position).`;
+    return undefined;
+  }
+
+  /** Places a validated request: refusals, immediate fills, or a resting order. */
+  private place(
+    request: ParsedOrderRequest,
+    rejectReason: RejectReason | null,
+    options: PlaceOptions = {},
+  ): SubmitResult {
+    const id = this.nextOrderId();
+    if (rejectReason) {
+      const rejected = newOrderRecord(request, { id, at: this.clock, status: 'REJECTED', rejectReason });
       this.orders.set(id, rejected);
       this.emitOrder('ORDER_REJECTED', rejected);
-      return { ok: true, handle: toOrderHandle(rejected), rejected: validation.rejectReason };
+      return { ok: true, handle: toOrderHandle(rejected), rejected: rejectReason };
     }
     const state = this.bySymbol.get(request.symbol) as InstrumentState;
     let order = newOrderRecord(request, { id, at: this.clock });
     this.orders.set(id, order);
     this.emitOrder('ORDER_CREATED', order);
-    if (state.hasQuote && this.exceedsMargin(state, request))
+    if (request.reduce_only && this.reduction(order).units.isZero())
+      return this.reject(order, 'REDUCE_ONLY_VIOLATED');
+    if (state.hasQuote && !this.isReducing(order) && this.exceedsMargin(state, request))
       return this.reject(order, 'INSUFFICIENT_MARGIN');
     if (request.order_type === 'MARKET') {
       if (!state.hasQuote) return this.reject(order, 'MARKET_CLOSED');
@@ -263,7 +355,7 @@ export class SimulationEngine {
         request.side === 'BUY'
           ? ticksOf(state.ask, state.priceDecimals)
           : ticksOf(state.bid, state.priceDecimals);
-      this.execute(state, order, base);
+      this.execute(state, order, base, this.clock, options.closeReason);
       return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
     }
     const quote = this.marketablePrice(state, request);
@@ -304,6 +396,41 @@ export class SimulationEngine {
     return { ok: true, handle: toOrderHandle(order) };
   }
 
+  private nextOrderId(): string {
+    return `ord-${String(++this.orderSeq).padStart(9, '0')}`;
+  }
+
+  /**
+   * Orders that may only reduce: reduce-only orders, the exit legs the engine placed, and (hedging)
+   * orders aimed at a position with `position_id`. Their fills are trimmed to what the position holds.
+   */
+  private isReducing(order: OrderRecord): boolean {
+    return (
+      order.reduce_only === true ||
+      this.legs.has(order.id) ||
+      (this.config.positionMode === 'hedging' && order.position_id !== null)
+    );
+  }
+
+  /**
+   * What a reducing order may fill now: netting, the symbol's position when it is on the other side;
+   * hedging, its `position_id` (or, for a reduce-only order without one, the oldest position on the
+   * other side). Zero when there is nothing to reduce.
+   */
+  private reduction(order: OrderRecord): { units: Dec; positionId?: string } {
+    const opposite = order.side === 'BUY' ? 'SHORT' : 'LONG';
+    if (this.config.positionMode === 'netting') {
+      const position = this.book.positionOf(order.symbol);
+      return { units: position?.side === opposite ? position.quantity : ZERO };
+    }
+    const target =
+      order.position_id !== null
+        ? this.book.position(order.position_id)
+        : this.book.positions(order.symbol).find((p) => p.side === opposite);
+    if (!target || target.symbol !== order.symbol || target.side !== opposite) return { units: ZERO };
+    return { units: target.quantity, positionId: target.id };
+  }
+
   private join(group: string, orderId: string): void {
     const members = this.groups.get(group) ?? new Set<string>();
     members.add(orderId);
@@ -339,9 +466,7 @@ export class SimulationEngine {
       this.groupOf.delete(member);
       this.legs.delete(member);
       const sibling = this.orders.get(member);
-      if (member !== keep && sibling && (sibling.status === 'OPEN' || sibling.status === 'PENDING')) {
-        this.cancelOrder(member);
-      }
+      if (member !== keep && sibling && !isTerminal(sibling.status)) this.cancelLive(member);
     }
   }
 
@@ -355,7 +480,7 @@ export class SimulationEngine {
     ];
     for (const [leg, price] of legs) {
       if (!price) continue;
-      const id = `ord-${String(++this.orderSeq).padStart(9, '0')}`;
+      const id = this.nextOrderId();
       const record = newOrderRecord(
         {
           symbol: entry.symbol,
@@ -382,16 +507,32 @@ export class SimulationEngine {
     }
   }
 
-  /** Exit legs whose position is gone (closed by another order) are cancelled. */
-  private cancelOrphanedLegs(symbol: string): void {
-    const open = this.book.positions(symbol);
+  /**
+   * Exit legs follow the position they protect: legs whose position is gone (closed or reversed by
+   * another order) are cancelled with their sibling; a leg larger than what remains of its position is
+   * resized down to it (BRACKET_ORDER_MODIFIED), so an exit never opens a new position.
+   */
+  private reconcileLegs(symbol: string, at: number): void {
     for (const [orderId, leg] of this.legs) {
       const order = this.orders.get(orderId);
-      if (!order || order.symbol !== symbol) continue;
-      const protectedExists =
-        leg.positionId === undefined ? open.length > 0 : open.some((p) => p.view.id === leg.positionId);
-      if (!protectedExists) this.dissolveGroup(orderId);
+      if (!order || order.symbol !== symbol || isTerminal(order.status)) continue;
+      const held = this.protectedUnits(order.symbol, order.side, leg.positionId);
+      if (held.isZero()) {
+        this.dissolveGroup(orderId);
+        continue;
+      }
+      if (remainingQuantity(order).lte(held)) continue;
+      const resized: OrderRecord = { ...order, quantity: order.filled_quantity.plus(held), updated_at: at };
+      this.orders.set(orderId, resized);
+      this.emitOrder('BRACKET_ORDER_MODIFIED', resized);
     }
+  }
+
+  /** Units of the position an exit of `exitSide` protects (netting: the symbol's; hedging: its own). */
+  private protectedUnits(symbol: string, exitSide: Side, positionId: string | undefined): Dec {
+    const side = exitSide === 'SELL' ? 'LONG' : 'SHORT';
+    const position = positionId === undefined ? this.book.positionOf(symbol) : this.book.position(positionId);
+    return position && position.side === side ? position.quantity : ZERO;
   }
 
   /**
@@ -399,11 +540,19 @@ export class SimulationEngine {
    * through the quote, a stop already through its trigger (a stop-limit only if its limit is then
    * marketable too). Buys look at the ask, sells at the bid.
    */
-  private marketablePrice(state: InstrumentState, request: ParsedOrderRequest): Dec | undefined {
+  private marketablePrice(
+    state: InstrumentState,
+    request: {
+      side: Side;
+      order_type: ParsedOrderRequest['order_type'];
+      limit_price?: Dec | null | undefined;
+      stop_price?: Dec | null | undefined;
+    },
+  ): Dec | undefined {
     if (!state.hasQuote || request.order_type === 'TRAILING_STOP') return undefined;
     const buy = request.side === 'BUY';
     const quote = ticksOf(buy ? state.ask : state.bid, state.priceDecimals);
-    const reaches = (price: Dec | undefined, through: 'limit' | 'stop') => {
+    const reaches = (price: Dec | null | undefined, through: 'limit' | 'stop') => {
       if (!price) return false;
       return (through === 'limit') === buy ? quote.lte(price) : quote.gte(price);
     };
@@ -421,9 +570,38 @@ export class SimulationEngine {
     }
   }
 
-  cancelOrder(orderId: string): OrderRecord | undefined {
+  /** `DELETE /v1/orders/{id}`: cancels a live order; a terminal one is not modifiable. */
+  cancelOrder(orderId: string): CancelResult {
+    const live = this.liveOrder(orderId, 'cancelled');
+    return live.ok ? { ok: true, order: this.cancelLive(orderId) } : live;
+  }
+
+  /** The order behind a cancel or modify: 404 when unknown, 409 when terminal. */
+  private liveOrder(
+    orderId: string,
+    verb: 'cancelled' | 'modified',
+  ):
+    | { ok: true; order: OrderRecord }
+    | {
+        ok: false;
+        code: 'ORDER_NOT_FOUND' | 'ORDER_NOT_MODIFIABLE';
+        message: string;
+      } {
     const order = this.orders.get(orderId);
-    if (!order) return undefined;
+    if (!order) return { ok: false, code: 'ORDER_NOT_FOUND', message: `There is no order ${orderId}.` };
+    if (isTerminal(order.status)) {
+      return {
+        ok: false,
+        code: 'ORDER_NOT_MODIFIABLE',
+        message: `Order ${orderId} is ${order.status}: a terminal order cannot be ${verb}.`,
+      };
+    }
+    return { ok: true, order };
+  }
+
+  /** Cancels a live order: out of the book, its expiry, its leg tracking and its group. */
+  private cancelLive(orderId: string): OrderRecord {
+    const order = this.orders.get(orderId) as OrderRecord;
     const state = this.bySymbol.get(order.symbol) as InstrumentState;
     state.matcher.remove(orderId);
     this.expiries.delete(orderId);
@@ -439,12 +617,293 @@ export class SimulationEngine {
     return cancelled;
   }
 
+  /**
+   * `PATCH /v1/orders/{id}`: quantity (at least the filled quantity), prices, bracket prices and the
+   * trailing distance of a live order, modified in place (docs/fills.md "Modifying orders"). A change
+   * that makes a resting order marketable trades it at once at the current quote, as a new order would;
+   * a post-only order is refused that change instead. New bracket prices on an entry whose legs are
+   * already placed move the legs too.
+   */
+  modifyOrder(orderId: string, patch: unknown): ModifyResult {
+    const live = this.liveOrder(orderId, 'modified');
+    if (!live.ok) return live;
+    const order = live.order;
+    const validation = validateModifyOrderRequest(patch, order);
+    if (!validation.ok) return validation;
+    const changes = validation.changes;
+    if (Object.keys(changes).length === 0) {
+      return {
+        ok: false,
+        code: 'INVALID_REQUEST',
+        message:
+          'Send at least one of quantity, limit_price, stop_price, stop_loss, take_profit, trailing_distance.',
+        details: { provided: patch },
+      };
+    }
+    const state = this.bySymbol.get(order.symbol) as InstrumentState;
+    const resting = state.matcher.get(orderId);
+    let next: OrderRecord = {
+      ...order,
+      ...(changes.quantity && { quantity: changes.quantity }),
+      ...(changes.limit_price && { limit_price: changes.limit_price }),
+      ...(changes.stop_price && { stop_price: changes.stop_price }),
+      ...(changes.stop_loss && { stop_loss: changes.stop_loss }),
+      ...(changes.take_profit && { take_profit: changes.take_profit }),
+      ...(changes.trailing_distance && { trailing_distance: changes.trailing_distance }),
+      updated_at: this.clock,
+    };
+    const quote = resting
+      ? this.marketablePrice(state, {
+          side: next.side,
+          order_type: resting.triggered ? 'LIMIT' : next.order_type,
+          limit_price: next.limit_price,
+          stop_price: next.stop_price,
+        })
+      : undefined;
+    if (quote && next.post_only) {
+      const field = changes.limit_price ? 'limit_price' : 'stop_price';
+      return {
+        ok: false,
+        code: 'INVALID_VALUE',
+        message: `${field} would make this post-only order trade at once; it was left unchanged.`,
+        details: { field, provided: (patch as Record<string, unknown>)[field] },
+      };
+    }
+    if (remainingQuantity(next).isZero()) next = withStatus(next, 'FILLED', this.clock);
+    this.orders.set(orderId, next);
+    if (resting) {
+      if (next.status === 'FILLED') {
+        state.matcher.remove(orderId);
+        this.expiries.delete(orderId);
+      } else {
+        state.matcher.update(orderId, {
+          ...(next.limit_price && { limit: next.limit_price }),
+          ...(next.stop_price && { stop: next.stop_price }),
+          ...(resting.trailing &&
+            next.trailing_distance && {
+              trailing: { ...resting.trailing, distance: next.trailing_distance },
+            }),
+        });
+      }
+    }
+    this.emitOrder(this.legs.has(orderId) ? 'BRACKET_ORDER_MODIFIED' : 'ORDER_MODIFIED', next);
+    if (next.status === 'FILLED') this.settleGroup(orderId);
+    if (changes.stop_loss || changes.take_profit) this.moveBracketOf(orderId, changes);
+    if (quote && resting) {
+      state.matcher.remove(orderId);
+      this.expiries.delete(orderId);
+      this.execute(state, next, quote);
+    }
+    return { ok: true, order: this.orders.get(orderId) as OrderRecord };
+  }
+
+  /** An entry's new bracket prices move the legs it has already placed. */
+  private moveBracketOf(entryId: string, prices: { stop_loss?: Dec; take_profit?: Dec }): void {
+    const members = this.groups.get(`bracket:${entryId}`);
+    if (!members) return;
+    for (const legId of members) {
+      const leg = this.legs.get(legId);
+      const price = leg?.leg === 'stop' ? prices.stop_loss : prices.take_profit;
+      if (leg && price) this.repriceLeg(legId, leg.leg, price);
+    }
+  }
+
+  /** Moves a live exit leg's trigger in place (the id is kept) and tells the strategy. */
+  private repriceLeg(legId: string, leg: 'stop' | 'take', price: Dec): void {
+    const order = this.orders.get(legId) as OrderRecord;
+    const state = this.bySymbol.get(order.symbol) as InstrumentState;
+    const moved: OrderRecord =
+      leg === 'stop'
+        ? { ...order, stop_price: price, updated_at: this.clock }
+        : { ...order, limit_price: price, updated_at: this.clock };
+    this.orders.set(legId, moved);
+    state.matcher.update(legId, leg === 'stop' ? { stop: price } : { limit: price });
+    this.emitOrder('BRACKET_ORDER_MODIFIED', moved);
+  }
+
+  /** Every order, in creation order (the gateway filters them). */
+  listOrders(): readonly OrderRecord[] {
+    return [...this.orders.values()];
+  }
+
   order(orderId: string): OrderRecord | undefined {
     return this.orders.get(orderId);
   }
 
-  positions() {
-    return this.book.positions();
+  /** Every fill so far, in order (`GET /v1/trades`). */
+  trades(): readonly WireTrade[] {
+    return this.tradeLog;
+  }
+
+  /** The last completed base bar's closing bid and ask (the engine's current quote). */
+  quote(symbol: string): { bid: string; ask: string; time: number } | undefined {
+    const state = this.bySymbol.get(symbol);
+    if (!state?.hasQuote) return undefined;
+    return {
+      bid: ticksToDecimalString(state.bid, state.priceDecimals),
+      ask: ticksToDecimalString(state.ask, state.priceDecimals),
+      time: this.clock,
+    };
+  }
+
+  /** Open positions in id order, optionally of one symbol. */
+  positions(symbol?: string): PositionSnapshot[] {
+    return this.book.positions(symbol);
+  }
+
+  position(positionId: string): PositionSnapshot | undefined {
+    return this.book.position(positionId);
+  }
+
+  /**
+   * `DELETE /v1/positions/{id}`: a reduce-only MARKET (default) or LIMIT order for the whole position or
+   * `quantity` of it. With `cancel_associated_orders` (default true) the position's exit legs and the
+   * orders aimed at it are cancelled first; otherwise legs stay and shrink with the position.
+   */
+  closePosition(positionId: string, body?: unknown): ClosePositionResult {
+    const position = this.book.position(positionId);
+    if (!position) {
+      return {
+        ok: false,
+        code: 'POSITION_NOT_FOUND',
+        message: `There is no open position ${positionId}.`,
+        details: { position_id: positionId },
+      };
+    }
+    const validation = validateClosePositionRequest(body, position.quantity);
+    if (!validation.ok) return validation;
+    const close = validation.close;
+    if (close.cancel_associated_orders) this.cancelAssociatedOrders(position);
+    return this.place(
+      this.closingRequest(position, close.quantity, close.order_type, close.limit_price),
+      null,
+    );
+  }
+
+  /** `DELETE /v1/positions`: closes every open position (of `symbol`) at market, in id order. */
+  closeAllPositions(symbol?: string): SubmitResult[] {
+    return this.book.positions(symbol).map((p) => this.closePosition(p.id));
+  }
+
+  private closingRequest(
+    position: PositionSnapshot,
+    quantity: Dec | undefined,
+    orderType: 'MARKET' | 'LIMIT',
+    limitPrice?: Dec,
+  ): ParsedOrderRequest {
+    return {
+      symbol: position.symbol,
+      side: position.side === 'LONG' ? 'SELL' : 'BUY',
+      quantity: quantity ?? position.quantity,
+      order_type: orderType,
+      time_in_force: 'GTC',
+      reduce_only: true,
+      ...(limitPrice && { limit_price: limitPrice }),
+      ...(this.config.positionMode === 'hedging' && { position_id: position.id }),
+    };
+  }
+
+  /** The position's exit legs, and the resting orders aimed at it (hedging) or reducing it (netting). */
+  private cancelAssociatedOrders(position: PositionSnapshot): void {
+    const state = this.bySymbol.get(position.symbol) as InstrumentState;
+    const hedging = this.config.positionMode === 'hedging';
+    for (const orderId of state.matcher.ids()) {
+      const order = this.orders.get(orderId) as OrderRecord;
+      if (isTerminal(order.status)) continue;
+      const leg = this.legs.get(orderId);
+      const associated = leg
+        ? hedging
+          ? leg.positionId === position.id
+          : leg.positionId === undefined
+        : hedging
+          ? order.position_id === position.id
+          : order.reduce_only === true;
+      if (!associated) continue;
+      if (leg) this.dissolveGroup(orderId);
+      else this.cancelLive(orderId);
+    }
+  }
+
+  /**
+   * `PATCH /v1/positions/{id}`: moves the exit legs the engine placed for the position. The simulation
+   * modifies natively, so ids are kept; every resting part of a leg moves together; the stop leg moves
+   * first, then the take-profit, and a refused second move leaves the first moved. A move is refused
+   * (409, the leg left where it was) when the leg is not tracked or the new trigger is already through
+   * the market (it would fill at once). The leg is never cancelled, so 502 does not occur here.
+   */
+  moveExitLegs(positionId: string, body: unknown): MoveLegsResult {
+    const position = this.book.position(positionId);
+    if (!position) {
+      return {
+        ok: false,
+        status: 404,
+        code: 'POSITION_NOT_FOUND',
+        message: `There is no open position ${positionId}.`,
+      };
+    }
+    const validation = validateLegMoveRequest(body);
+    if (!validation.ok) return { status: 400, ...validation };
+    const state = this.bySymbol.get(position.symbol) as InstrumentState;
+    const exitSide: Side = position.side === 'LONG' ? 'SELL' : 'BUY';
+    for (const [leg, price] of [
+      ['stop', validation.move.stop_loss],
+      ['take', validation.move.take_profit],
+    ] as const) {
+      if (!price) continue;
+      const name = leg === 'stop' ? 'stop_loss' : 'take_profit';
+      const ids = this.legIdsOf(position, leg);
+      if (ids.length === 0) {
+        return {
+          ok: false,
+          status: 409,
+          code: 'ORDER_NOT_MODIFIABLE',
+          message: `Position ${positionId} has no ${name} leg placed by the gateway to move.`,
+          details: { leg: name },
+        };
+      }
+      const through = this.marketablePrice(state, {
+        side: exitSide,
+        order_type: leg === 'stop' ? 'STOP' : 'LIMIT',
+        limit_price: leg === 'take' ? price : null,
+        stop_price: leg === 'stop' ? price : null,
+      });
+      if (through) {
+        const quote = toDecimalString(through);
+        return {
+          ok: false,
+          status: 409,
+          code: 'ORDER_NOT_MODIFIABLE',
+          message: `The ${name} ${toDecimalString(price)} is already through the market (${quote}): the move was rejected and the original leg restored.`,
+          details: { leg: name, provided: toDecimalString(price), market: quote },
+        };
+      }
+      for (const id of ids) this.repriceLeg(id, leg, price);
+    }
+    return {
+      ok: true,
+      position_id: positionId,
+      stop_loss: this.legView(position, 'stop'),
+      take_profit: this.legView(position, 'take'),
+    };
+  }
+
+  private legIdsOf(position: PositionSnapshot, kind: 'stop' | 'take'): string[] {
+    const hedging = this.config.positionMode === 'hedging';
+    const ids: string[] = [];
+    for (const [orderId, leg] of this.legs) {
+      const order = this.orders.get(orderId) as OrderRecord;
+      if (leg.leg !== kind || order.symbol !== position.symbol || isTerminal(order.status)) continue;
+      if (hedging ? leg.positionId === position.id : leg.positionId === undefined) ids.push(orderId);
+    }
+    return ids;
+  }
+
+  private legView(position: PositionSnapshot, kind: 'stop' | 'take'): ExitLegView | null {
+    const ids = this.legIdsOf(position, kind);
+    const first = ids[0] ? this.orders.get(ids[0]) : undefined;
+    if (!first) return null;
+    const price = kind === 'stop' ? first.stop_price : first.limit_price;
+    return { order_ids: ids, trigger_price: toDecimalString(price as Dec) };
   }
 
   accountView() {
@@ -565,6 +1024,7 @@ export class SimulationEngine {
         if (closed) this.emitCandle(closed);
       }
     }
+    if (this.book.size > 0 || this.marginLevel !== 'ok') this.checkMargin(clock);
     if (this.config.assertIdentity) this.account.assertIdentity();
     const balance = this.account.balance;
     this.sampler.offer({
@@ -575,6 +1035,64 @@ export class SimulationEngine {
       changed: this.changed,
     });
     this.changed = false;
+  }
+
+  /**
+   * Margin levels at the close of each minute (docs/fills.md "Margin"): a move to a worse state emits
+   * MARGIN_WARNING or MARGIN_CALL (always, whatever the subscription: they are alerts); at stop-out the
+   * positions are liquidated at market one at a time, largest loss first, until the level is above the
+   * stop-out level again.
+   */
+  private checkMargin(clock: number): void {
+    const used = this.marginUsed();
+    const state = marginState(this.account.equity, used);
+    const event = marginEvent(this.marginLevel, state);
+    this.marginLevel = state;
+    if (event) {
+      this.outbox.push({ type: 'account', event, account: this.account.view(used), timestamp: iso(clock) });
+    }
+    if (state === 'stop_out') this.stopOut(clock);
+  }
+
+  private stopOut(clock: number): void {
+    for (;;) {
+      const used = this.marginUsed();
+      const equity = this.account.equity;
+      const candidates = this.book.positions().map((position) => ({
+        id: position.id,
+        unrealizedPnl: position.unrealizedPnlUsd,
+        margin: this.positionMargin(position),
+        position,
+      }));
+      const [first] = stopOutPlan(equity, used, candidates);
+      if (!first) break;
+      this.liquidate(first.position, marginLevelPct(equity, used) as Dec, clock);
+    }
+    this.marginLevel = marginState(this.account.equity, this.marginUsed());
+  }
+
+  /** Closes a position at market with `close_reason` Liquidation and reports it (`error` LIQUIDATION). */
+  private liquidate(position: PositionSnapshot, levelPct: Dec, clock: number): void {
+    this.cancelAssociatedOrders(position);
+    const result = this.place(this.closingRequest(position, undefined, 'MARKET'), null, {
+      closeReason: 'Liquidation',
+    });
+    const orderId = result.ok ? result.handle.id : null;
+    const level = toDecimalString(levelPct.toDecimalPlaces(2, Dec.ROUND_DOWN));
+    this.outbox.push({
+      type: 'error',
+      code: 'LIQUIDATION',
+      message: `Stop-out at margin level ${level}%: ${position.side} ${position.view.quantity} ${position.symbol} (position ${position.id}) was closed at market.`,
+      details: {
+        position_id: position.id,
+        symbol: position.symbol,
+        side: position.side,
+        quantity: position.view.quantity,
+        order_id: orderId,
+        margin_level_pct: level,
+      },
+      timestamp: iso(clock),
+    });
   }
 
   /**
@@ -601,9 +1119,30 @@ export class SimulationEngine {
     }
   }
 
-  /** Fills the whole remaining quantity at `basePrice` plus slippage, and books it. */
-  private execute(state: InstrumentState, order: OrderRecord, basePrice: Dec, at = this.clock): void {
-    const units = order.quantity.minus(order.filled_quantity);
+  /**
+   * Fills the remaining quantity at `basePrice` plus slippage, and books it. A reducing order is
+   * trimmed to what its position holds (the rest is cancelled), and cancelled when there is nothing
+   * left to reduce.
+   */
+  private execute(
+    state: InstrumentState,
+    order: OrderRecord,
+    basePrice: Dec,
+    at = this.clock,
+    closeReason?: CloseReason,
+  ): void {
+    const remaining = remainingQuantity(order);
+    let units = remaining;
+    let positionId: string | undefined;
+    if (this.isReducing(order)) {
+      const reduction = this.reduction(order);
+      if (reduction.units.isZero()) {
+        this.cancelLive(order.id);
+        return;
+      }
+      if (reduction.units.lt(units)) units = reduction.units;
+      positionId = reduction.positionId;
+    }
     const currency = state.spec.denomination;
     const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
     const slipped = applySlippage(this.slippage, order.side, basePrice, notionalUsd);
@@ -611,10 +1150,8 @@ export class SimulationEngine {
       this.commission,
       this.converter.toUsd(units.times(slipped.price), currency),
     );
-    const leg = this.legs.get(order.id);
     const outcome: FillOutcome = this.book.applyFill({
-      ...(this.config.positionMode === 'hedging' &&
-        leg?.positionId !== undefined && { positionId: leg.positionId }),
+      ...(positionId !== undefined && { positionId }),
       orderId: order.id,
       symbol: order.symbol,
       side: order.side,
@@ -624,6 +1161,7 @@ export class SimulationEngine {
       slippageBps: slipped.bps,
       commissionUsd,
       time: at,
+      ...(closeReason && { closeReason }),
     });
     this.account.bookFill(outcome);
     // Decision 4: positions are marked at the last completed bar's bid (long) or ask (short) at once.
@@ -637,26 +1175,24 @@ export class SimulationEngine {
     if (this.book.positions(order.symbol).length > 0 || this.conversionPairs.has(order.symbol))
       this.marked.add(order.symbol);
     else this.marked.delete(order.symbol);
+    const isLeg = this.legs.has(order.id);
     const filled = withFill(order, units, slipped.price, at);
     this.orders.set(order.id, filled);
     this.changed = true;
-    this.emitOrder('ORDER_FILLED', filled);
-    this.emit(state, 'trade_update', {
-      type: 'trade',
-      event: 'TRADE_FILLED',
-      trade: {
-        id: `trd-${String(++this.tradeSeq).padStart(9, '0')}`,
-        order_id: order.id,
-        symbol: order.symbol,
-        side: order.side,
-        quantity: toDecimalString(units),
-        price: toDecimalString(slipped.price),
-        commission: toDecimalString(commissionUsd),
-        commission_currency: 'USD',
-        timestamp: iso(at),
-      },
+    this.emitOrder(filled.status === 'FILLED' ? 'ORDER_FILLED' : 'ORDER_PARTIALLY_FILLED', filled);
+    const trade: WireTrade = {
+      id: `trd-${String(++this.tradeSeq).padStart(9, '0')}`,
+      order_id: order.id,
+      symbol: order.symbol,
+      side: order.side,
+      quantity: toDecimalString(units),
+      price: toDecimalString(slipped.price),
+      commission: toDecimalString(commissionUsd),
+      commission_currency: 'USD',
       timestamp: iso(at),
-    });
+    };
+    this.tradeLog.push(trade);
+    this.emit(state, 'trade_update', { type: 'trade', event: 'TRADE_FILLED', trade, timestamp: iso(at) });
     for (const event of outcome.events) {
       this.emit(state, 'position_update', {
         type: 'position',
@@ -667,7 +1203,9 @@ export class SimulationEngine {
     }
     this.emitAccount(at);
     this.settleGroup(order.id);
-    if (!leg && (filled.stop_loss || filled.take_profit)) {
+    // A trimmed reducing order has nothing left to do: its remainder is cancelled.
+    if (filled.status === 'PARTIALLY_FILLED' && units.lt(remaining)) this.cancelLive(order.id);
+    if (!isLeg && (filled.stop_loss || filled.take_profit)) {
       const opened = outcome.events.find(
         (e) => e.type === 'POSITION_OPENED' || e.type === 'POSITION_MODIFIED',
       );
@@ -677,7 +1215,7 @@ export class SimulationEngine {
         this.config.positionMode === 'hedging' ? opened?.position.view.id : undefined,
       );
     }
-    this.cancelOrphanedLegs(order.symbol);
+    this.reconcileLegs(order.symbol, at);
   }
 
   private reject(order: OrderRecord, reason: RejectReason): SubmitResult {
@@ -729,4 +1267,5 @@ export class SimulationEngine {
   }
 }
 
+const ZERO = new Dec(0);
 const ticksOf = (ticks: number, decimals: number): Dec => new Dec(ticksToDecimalString(ticks, decimals));

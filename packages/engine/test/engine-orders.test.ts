@@ -1,75 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BidAskBarBatch } from '@hindsight/core';
-import { type BarCursor, type EngineConfig, type EngineEvent, SimulationEngine } from '../src/index.ts';
-
-const MINUTE = 60_000;
-const START = Date.parse('2024-01-01T23:55:00Z');
-
-/** Bars in cents (2 decimals) for one instrument: [bidOpen, bidHigh, bidLow, bidClose]; ask = bid + 2. */
-function cursorOf(rows: [number, number, number, number][], start = START): BarCursor {
-  const n = rows.length;
-  const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
-  const side = (k: number, add: number) => col((i) => ((rows[i] as number[])[k] as number) + add);
-  const batch: BidAskBarBatch = {
-    symbol: 'C:BTCUSD',
-    priceDecimals: 2,
-    volumeDecimals: 0,
-    length: n,
-    time: col((i) => start + i * MINUTE),
-    bidOpen: side(0, 0),
-    bidHigh: side(1, 0),
-    bidLow: side(2, 0),
-    bidClose: side(3, 0),
-    askOpen: side(0, 2),
-    askHigh: side(1, 2),
-    askLow: side(2, 2),
-    askClose: side(3, 2),
-    volume: col(() => 1),
-  };
-  let row = -1;
-  return {
-    next: () => ++row < n,
-    get time() {
-      return batch.time[row] as number;
-    },
-    symbolIndex: 0,
-    batch,
-    get row() {
-      return row;
-    },
-  };
-}
-
-function engineFor(extra: Partial<EngineConfig> = {}) {
-  return new SimulationEngine(
-    {
-      instruments: [
-        { symbol: 'C:BTCUSD', market: 'CRYPTO', underlying: 'BTC', denomination: 'USD', calendar: 'utc' },
-      ],
-      subscriptions: [
-        { instrument: 'C:BTCUSD', timeframes: ['1m'], updates: ['order_update', 'position_update'] },
-      ],
-      startTime: START,
-      endTime: START + 60 * MINUTE,
-      positionMode: 'netting',
-      initialCapital: '100000',
-      assertIdentity: true,
-      ...extra,
-    },
-    ['C:BTCUSD'],
-  );
-}
-
-/**
- * Runs until the first batch (the first bar's candle, delivered when the next bar shows the group is
- * complete), so the engine has a current quote.
- */
-function firstBatch(engine: SimulationEngine, cursor: BarCursor): EngineEvent[] {
-  const step = engine.advance(cursor);
-  assert.equal(step.kind, 'events');
-  return step.kind === 'events' ? step.events : [];
-}
+import type { EngineEvent } from '../src/index.ts';
+import { cursorOf, engineFor, firstBatch, MINUTE, runAll } from './support/engine-harness.ts';
 
 const orderEvents = (events: EngineEvent[]) =>
   events
@@ -200,17 +132,6 @@ describe('engine orders at submission and time in force', () => {
     assert.equal((expired.order as { updated_at: string }).updated_at, '2024-01-02T00:00:00.000Z');
   });
 });
-
-/** Runs the cursor to its end and returns every event. */
-function runAll(engine: SimulationEngine, cursor: BarCursor): EngineEvent[] {
-  const events: EngineEvent[] = [];
-  for (;;) {
-    const step = engine.advance(cursor);
-    if (step.kind !== 'events') break;
-    events.push(...step.events);
-  }
-  return [...events, ...engine.endOfData()];
-}
 
 describe('engine brackets and one-cancels-other', () => {
   const entry = { symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' };

@@ -83,6 +83,11 @@ export class InstrumentMatcher {
     if (order) Object.assign(order, changes);
   }
 
+  /** Ids of the resting orders, in insertion order. */
+  ids(): string[] {
+    return [...this.orders.keys()];
+  }
+
   get size(): number {
     return this.orders.size;
   }

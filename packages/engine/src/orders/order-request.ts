@@ -100,20 +100,20 @@ const CAN_POST: readonly OrderType[] = ['LIMIT', 'STOP_LIMIT'];
 
 type Body = Record<string, unknown>;
 
-const isPlainObject = (value: unknown): value is Body =>
+export const isPlainObject = (value: unknown): value is Body =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const jsonType = (value: unknown): string =>
+export const jsonType = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 
-const invalidRequest = (message: string, details: Record<string, unknown>): OrderRequestError => ({
+export const invalidRequest = (message: string, details: Record<string, unknown>): OrderRequestError => ({
   ok: false,
   code: 'INVALID_REQUEST',
   message,
   details,
 });
 
-const invalidValue = (
+export const invalidValue = (
   field: string,
   provided: unknown,
   message: string,
@@ -125,7 +125,7 @@ const invalidValue = (
   details: { field, provided, ...extra },
 });
 
-const validationError = (errors: ValidationIssue[]): OrderRequestError => ({
+export const validationError = (errors: ValidationIssue[]): OrderRequestError => ({
   ok: false,
   code: 'VALIDATION_ERROR',
   message: errors.map((e) => e.message).join('; '),
@@ -136,7 +136,7 @@ const validationError = (errors: ValidationIssue[]): OrderRequestError => ({
 const read = (body: Body, field: string): unknown => (body[field] === null ? undefined : body[field]);
 
 /** Field-by-field checks; each returns the parsed value or an INVALID_VALUE error. */
-class FieldReader {
+export class FieldReader {
   constructor(
     private readonly body: Body,
     private readonly tickSize: Dec | undefined,
@@ -194,7 +194,7 @@ class FieldReader {
   }
 }
 
-const isError = (value: unknown): value is OrderRequestError =>
+export const isError = (value: unknown): value is OrderRequestError =>
   isPlainObject(value) && value.ok === false && typeof value.code === 'string';
 
 /** The fields the cross-field rules look at, for a new order or an order after a modification. */

@@ -341,6 +341,11 @@ export class PositionBook {
     return outcome;
   }
 
+  /** How many positions are open. */
+  get size(): number {
+    return this.open.size;
+  }
+
   /** Open positions in id order, optionally of one symbol. */
   positions(symbol?: string): PositionSnapshot[] {
     const out: PositionSnapshot[] = [];

@@ -1,0 +1,341 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type EngineEvent, encodeResultFiles, type SimulationEngine } from '../src/index.ts';
+import { cursorOf, engineFor, firstBatch, runAll } from './support/engine-harness.ts';
+
+/** Bars in cents, ask = bid + 0.02: the first closes at bid 100.05 / ask 100.07. */
+const FIRST: [number, number, number, number] = [10000, 10010, 9990, 10005];
+const QUIET: [number, number, number, number] = [10005, 10010, 10000, 10005];
+
+const ALL_UPDATES = {
+  subscriptions: [
+    {
+      instrument: 'C:BTCUSD',
+      timeframes: ['1m'] as const,
+      updates: ['order_update', 'position_update', 'trade_update', 'account_update'] as const,
+    },
+  ],
+};
+
+const orderTrail = (events: EngineEvent[]) =>
+  events
+    .filter((e) => e.type === 'order')
+    .map((e) => {
+      const order = e.order as { id: string; status: string; quantity: string; filled_quantity: string };
+      return [e.event, order.id, order.status, order.quantity, order.filled_quantity];
+    });
+
+function submitted(engine: SimulationEngine, body: Record<string, unknown>): string {
+  const result = engine.submitOrder({ symbol: 'C:BTCUSD', ...body });
+  assert.ok(result.ok, JSON.stringify(result));
+  return result.handle.id;
+}
+
+describe('engine cancel and modify', () => {
+  it('cancels a live order once; unknown ids are not found and terminal orders are not modifiable', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    assert.deepEqual(engine.cancelOrder('ord-404'), {
+      ok: false,
+      code: 'ORDER_NOT_FOUND',
+      message: 'There is no order ord-404.',
+    });
+    const id = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '90' });
+    const cancelled = engine.cancelOrder(id);
+    assert.ok(cancelled.ok);
+    assert.equal(cancelled.order.status, 'CANCELLED');
+    const again = engine.cancelOrder(id);
+    assert.equal(again.ok, false);
+    assert.equal(!again.ok && again.code, 'ORDER_NOT_MODIFIABLE');
+    const modify = engine.modifyOrder(id, { limit_price: '91' });
+    assert.equal(!modify.ok && modify.code, 'ORDER_NOT_MODIFIABLE');
+  });
+
+  it('moves a resting limit in place (same id) and fills it at the new price', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([FIRST, QUIET, [10000, 10000, 9900, 9950], QUIET]);
+    firstBatch(engine, cursor);
+    const id = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '98' });
+    const result = engine.modifyOrder(id, { limit_price: '99.5', quantity: '2' });
+    assert.ok(result.ok);
+    assert.equal(result.previousOrderId, undefined, 'modified in place, not cancel-replace');
+    assert.equal(result.order.id, id);
+    assert.equal(result.order.limit_price?.toString(), '99.5');
+    assert.deepEqual(orderTrail(engine.drain()).at(-1), ['ORDER_MODIFIED', id, 'OPEN', '2', '0']);
+    // Bar 3: ask opens 100.02, falls to 99.02: the buy limit at 99.5 fills at 99.5 (the old 98 would not).
+    const events = runAll(engine, cursor);
+    const fill = events.find((e) => e.type === 'order' && e.event === 'ORDER_FILLED');
+    assert.ok(fill);
+    assert.equal((fill.order as { average_fill_price: string }).average_fill_price, '99.5');
+    assert.equal(engine.positions()[0]?.view.quantity, '2');
+  });
+
+  it('trades a modification that makes the order marketable at the current quote; post-only refuses it', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    const posted = submitted(engine, {
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '99',
+      post_only: true,
+    });
+    const refused = engine.modifyOrder(posted, { limit_price: '101' });
+    assert.equal(!refused.ok && refused.code, 'INVALID_VALUE');
+    assert.deepEqual(!refused.ok && refused.details, { field: 'limit_price', provided: '101' });
+    assert.equal(engine.order(posted)?.limit_price?.toString(), '99', 'left unchanged');
+
+    const plain = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '99' });
+    engine.drain();
+    const traded = engine.modifyOrder(plain, { limit_price: '101' });
+    assert.ok(traded.ok);
+    assert.equal(traded.order.status, 'FILLED');
+    // The current ask is 100.07: a buy limit moved to 101 trades there, the better price.
+    assert.equal(traded.order.average_fill_price?.toString(), '100.07');
+    assert.deepEqual(
+      orderTrail(engine.drain()).map((e) => e[0]),
+      ['ORDER_MODIFIED', 'ORDER_FILLED'],
+    );
+  });
+
+  it('validates modifications: nothing to change, a zero quantity, a price the type does not use', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    const id = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '90' });
+    assert.equal((engine.modifyOrder(id, {}) as { code: string }).code, 'INVALID_REQUEST');
+    assert.equal((engine.modifyOrder(id, { quantity: '0' }) as { code: string }).code, 'INVALID_VALUE');
+    assert.equal((engine.modifyOrder(id, { quantity: 2 }) as { code: string }).code, 'INVALID_VALUE');
+    assert.equal((engine.modifyOrder(id, { stop_price: '95' }) as { code: string }).code, 'VALIDATION_ERROR');
+    assert.equal((engine.modifyOrder('nope', { quantity: '1' }) as { code: string }).code, 'ORDER_NOT_FOUND');
+  });
+});
+
+describe('engine reduce-only and position targeting', () => {
+  it('rejects a reduce-only order with nothing to reduce, and trims one larger than the position', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    const refused = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '1',
+      order_type: 'MARKET',
+      reduce_only: true,
+    });
+    assert.ok(refused.ok && refused.rejected === 'REDUCE_ONLY_VIOLATED');
+
+    submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
+    engine.drain();
+    const trimmed = submitted(engine, {
+      side: 'SELL',
+      quantity: '3',
+      order_type: 'MARKET',
+      reduce_only: true,
+    });
+    assert.deepEqual(orderTrail(engine.drain()), [
+      ['ORDER_CREATED', trimmed, 'PENDING', '3', '0'],
+      ['ORDER_PARTIALLY_FILLED', trimmed, 'PARTIALLY_FILLED', '3', '1'],
+      ['ORDER_CANCELLED', trimmed, 'CANCELLED', '3', '1'],
+    ]);
+    assert.deepEqual(engine.positions(), [], 'flat, never short');
+  });
+
+  it('hedging: position_id closes that position only; a wrong target is an INVALID_VALUE', () => {
+    const engine = engineFor({ positionMode: 'hedging' });
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
+    submitted(engine, { side: 'BUY', quantity: '2', order_type: 'MARKET' });
+    const [first, second] = engine.positions();
+    assert.ok(first && second);
+    submitted(engine, { side: 'SELL', quantity: '5', order_type: 'MARKET', position_id: first.id });
+    assert.deepEqual(
+      engine.positions().map((p) => [p.id, p.view.quantity]),
+      [[second.id, '2']],
+    );
+    const sameSide = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'MARKET',
+      position_id: second.id,
+    });
+    assert.equal(!sameSide.ok && sameSide.code, 'INVALID_VALUE');
+    assert.deepEqual(!sameSide.ok && sameSide.details, { field: 'position_id', provided: second.id });
+    const gone = engine.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '1',
+      order_type: 'MARKET',
+      position_id: first.id,
+    });
+    assert.match(!gone.ok ? gone.message : '', /is not an open position/);
+  });
+});
+
+describe('engine position close and exit legs', () => {
+  const bracketEntry = {
+    side: 'BUY',
+    quantity: '2',
+    order_type: 'MARKET',
+    stop_loss: '95',
+    take_profit: '110',
+  };
+
+  it('a partial close keeps the legs and shrinks them; a full close cancels them', () => {
+    const engine = engineFor(ALL_UPDATES);
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    submitted(engine, bracketEntry);
+    const legs = orderTrail(engine.drain()).filter((e) => e[0] === 'BRACKET_ORDER_CREATED');
+    assert.deepEqual(
+      legs.map((l) => l[3]),
+      ['2', '2'],
+    );
+    const [position] = engine.positions();
+    assert.ok(position);
+    const partial = engine.closePosition(position.id, { quantity: '0.5', cancel_associated_orders: false });
+    assert.ok(partial.ok && partial.handle.status === 'FILLED');
+    const resized = orderTrail(engine.drain()).filter((e) => e[0] === 'BRACKET_ORDER_MODIFIED');
+    assert.deepEqual(
+      resized.map((e) => [e[1], e[3]]),
+      legs.map((l) => [l[1], '1.5']),
+    );
+    assert.equal(engine.position(position.id)?.view.quantity, '1.5');
+
+    const full = engine.closePosition(position.id);
+    assert.ok(full.ok);
+    const trail = orderTrail(engine.drain());
+    assert.deepEqual(
+      trail.filter((e) => e[0] === 'ORDER_CANCELLED').map((e) => e[1]),
+      legs.map((l) => l[1]),
+      'legs cancelled before the close order',
+    );
+    assert.deepEqual(engine.positions(), []);
+    assert.deepEqual(
+      engine.trades().map((t) => [t.side, t.quantity, t.price]),
+      [
+        ['BUY', '2', '100.07'],
+        ['SELL', '0.5', '100.05'],
+        ['SELL', '1.5', '100.05'],
+      ],
+    );
+    assert.deepEqual(engine.quote('C:BTCUSD'), {
+      bid: '100.05',
+      ask: '100.07',
+      time: Date.parse('2024-01-01T23:56:00Z'),
+    });
+  });
+
+  it('closes with a LIMIT that rests until reached, and validates the close body', () => {
+    const engine = engineFor();
+    const cursor = cursorOf([FIRST, QUIET, [10005, 10300, 10000, 10250]]);
+    firstBatch(engine, cursor);
+    submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
+    const [position] = engine.positions();
+    assert.ok(position);
+    assert.equal((engine.closePosition('pos-x') as { code: string }).code, 'POSITION_NOT_FOUND');
+    assert.equal(
+      (engine.closePosition(position.id, { quantity: '2' }) as { code: string }).code,
+      'INVALID_VALUE',
+    );
+    assert.equal(
+      (engine.closePosition(position.id, { order_type: 'LIMIT' }) as { code: string }).code,
+      'VALIDATION_ERROR',
+    );
+    assert.equal((engine.closePosition(position.id, 'all') as { code: string }).code, 'INVALID_REQUEST');
+    const close = engine.closePosition(position.id, { order_type: 'LIMIT', limit_price: '102' });
+    assert.ok(close.ok && close.handle.status === 'OPEN');
+    assert.equal(engine.order(close.handle.id)?.reduce_only, true);
+    runAll(engine, cursor);
+    assert.equal(engine.order(close.handle.id)?.status, 'FILLED');
+    assert.equal(engine.order(close.handle.id)?.average_fill_price?.toString(), '102');
+    assert.deepEqual(engine.positions(), []);
+  });
+
+  it('moves exit legs in place; refuses a move through the market, a missing leg, a bad body', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET', stop_loss: '95' });
+    const [position] = engine.positions();
+    assert.ok(position);
+    const stopId = engine.listOrders().find((o) => o.parent_order_id !== null)?.id as string;
+    engine.drain();
+
+    const moved = engine.moveExitLegs(position.id, { stop_loss: '97' });
+    assert.deepEqual(moved, {
+      ok: true,
+      position_id: position.id,
+      stop_loss: { order_ids: [stopId], trigger_price: '97' },
+      take_profit: null,
+    });
+    assert.deepEqual(orderTrail(engine.drain()), [['BRACKET_ORDER_MODIFIED', stopId, 'OPEN', '1', '0']]);
+
+    const through = engine.moveExitLegs(position.id, { stop_loss: '100.5' });
+    assert.equal(!through.ok && through.status, 409);
+    assert.equal(engine.order(stopId)?.stop_price?.toString(), '97', 'the original leg is kept');
+    const missing = engine.moveExitLegs(position.id, { take_profit: '120' });
+    assert.equal(!missing.ok && missing.status, 409);
+    const neither = engine.moveExitLegs(position.id, {});
+    assert.equal(!neither.ok && neither.status, 400);
+    assert.equal(!neither.ok && neither.code, 'INVALID_REQUEST');
+    const unknown = engine.moveExitLegs('pos-x', { stop_loss: '90' });
+    assert.equal(!unknown.ok && unknown.status, 404);
+  });
+
+  it('a reversal cancels the legs of the position it closed', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET', stop_loss: '95' });
+    submitted(engine, { side: 'SELL', quantity: '3', order_type: 'MARKET' });
+    const legs = engine.listOrders().filter((o) => o.parent_order_id !== null);
+    assert.deepEqual(
+      legs.map((o) => o.status),
+      ['CANCELLED'],
+    );
+    assert.equal(engine.positions()[0]?.view.side, 'SHORT');
+  });
+});
+
+describe('engine margin events and stop-out', () => {
+  it('warns, calls, then liquidates at market with close reason Liquidation and an error event', () => {
+    // Crypto 2:1. 1900 units bought at 100.07 use 95,066.50 of margin on 100,000 of capital.
+    const engine = engineFor({ ...ALL_UPDATES, assertIdentity: true });
+    const cursor = cursorOf([
+      FIRST,
+      [10005, 10010, 9990, 10000],
+      [10000, 10000, 9300, 9400],
+      [9400, 9400, 5900, 6000],
+      [6000, 6000, 6000, 6000],
+    ]);
+    firstBatch(engine, cursor);
+    submitted(engine, { side: 'BUY', quantity: '1900', order_type: 'MARKET' });
+    const events = runAll(engine, cursor);
+    const alerts = events
+      .filter((e) => (e.type === 'account' && e.event !== 'BALANCE_UPDATED') || e.type === 'error')
+      .map((e) => [e.type === 'error' ? e.code : e.event, e.timestamp]);
+    // At bid 100.00 equity 99,867 / margin 95,000 = 105 %: warning (<= 150 %). At 94.00: 88,467 /
+    // 89,300 = 99 %: call (<= 100 %). At 60.00: 23,867 / 57,000 = 41.9 %: stop-out (<= 50 %).
+    assert.deepEqual(alerts, [
+      ['MARGIN_WARNING', '2024-01-01T23:57:00.000Z'],
+      ['MARGIN_CALL', '2024-01-01T23:58:00.000Z'],
+      // Entering stop-out is a worse state again: one more MARGIN_CALL, then the liquidation.
+      ['MARGIN_CALL', '2024-01-01T23:59:00.000Z'],
+      ['LIQUIDATION', '2024-01-01T23:59:00.000Z'],
+    ]);
+    const liquidation = events.find((e) => e.type === 'error');
+    assert.deepEqual(liquidation?.details, {
+      position_id: 'pos-000000001',
+      symbol: 'C:BTCUSD',
+      side: 'LONG',
+      quantity: '1900',
+      order_id: 'ord-000000002',
+      margin_level_pct: '41.87',
+    });
+    assert.deepEqual(engine.positions(), []);
+    const { trades } = engine.results().trades;
+    assert.equal(trades.length, 1);
+    assert.equal(trades[0]?.close_reason, 'Liquidation');
+    // 1900 x (60.00 - 100.07) = -76,133.
+    assert.equal(trades[0]?.realized_pnl, '-76133');
+    assert.equal(engine.accountView().balance, '23867');
+    assert.ok(encodeResultFiles(engine.results()));
+  });
+});
