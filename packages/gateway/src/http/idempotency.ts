@@ -1,0 +1,53 @@
+import { canonicalOrderRequest, MAX_LEVERAGE, validateOrderRequest } from '@hindsight/engine';
+import { GatewayError } from '../errors.ts';
+import type { PlacedOrder } from '../provider/provider.ts';
+
+/**
+ * Decision 19: a repeated `client_order_id` with an identical body returns the existing order's
+ * handle (200); with a different body, 409 ORDER_NOT_MODIFIABLE (the existing order cannot become
+ * another one; use a new client_order_id). Bodies compare in canonical form (decimals by value,
+ * defaults spelled out), so "1.50" repeats "1.5". Kept for the gateway's lifetime.
+ */
+interface Entry {
+  canonical: string;
+  placed: Promise<PlacedOrder>;
+}
+
+export type IdempotentOutcome =
+  | { kind: 'new'; key: string; canonical: string }
+  | { kind: 'repeat'; placed: Promise<PlacedOrder> }
+  | { kind: 'none' };
+
+export class OrderIdempotency {
+  private readonly entries = new Map<string, Entry>();
+
+  /** Looks the body up; bodies the provider will refuse (400) are left to it. */
+  check(body: unknown): IdempotentOutcome {
+    const key =
+      body && typeof body === 'object' && !Array.isArray(body)
+        ? (body as { client_order_id?: unknown }).client_order_id
+        : undefined;
+    if (typeof key !== 'string') return { kind: 'none' };
+    const parsed = validateOrderRequest(body, { knownSymbol: () => true, maxLeverage: MAX_LEVERAGE });
+    if (!parsed.ok) return { kind: 'none' };
+    const canonical = JSON.stringify(canonicalOrderRequest(parsed.order));
+    const existing = this.entries.get(key);
+    if (!existing) return { kind: 'new', key, canonical };
+    if (existing.canonical !== canonical) {
+      throw new GatewayError(
+        'ORDER_NOT_MODIFIABLE',
+        `client_order_id ${JSON.stringify(key)} already names an order with a different request; repeat the same body to get that order, or use a new client_order_id.`,
+        { client_order_id: key },
+      );
+    }
+    return { kind: 'repeat', placed: existing.placed };
+  }
+
+  record(key: string, canonical: string, placed: Promise<PlacedOrder>): void {
+    this.entries.set(key, { canonical, placed });
+    // A request that failed before an order existed (400, 503) leaves no order to return.
+    placed.catch(() => {
+      if (this.entries.get(key)?.placed === placed) this.entries.delete(key);
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+} from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { marketRoutes } from '../routes/market.ts';
+import { orderRoutes } from '../routes/orders.ts';
+import { positionRoutes } from '../routes/positions.ts';
+import { streamRoutes } from '../routes/stream.ts';
+import { systemRoutes } from '../routes/system.ts';
+import type { StrategyConnection } from '../stream/strategy-connection.ts';
+import type { GatewayContext } from './context.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { registerGuards } from './guards.ts';
+import { requestValidatorCompiler } from './request-validation.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The gateway's HTTP server: REST under /v1, the WebSocket at /v1/ws, probes and /metrics at the root. */
+export async function buildGatewayServer(
+  ctx: GatewayContext,
+  connections: Set<StrategyConnection>,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.logs.for('gateway::http') as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(requestValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  registerGuards(app, ctx);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Hindsight trading gateway',
+        version: ctx.version,
+        description:
+          'One provider per instance; REST under /v1, the event stream at /v1/ws. Errors are the bare ApiError {code, message, details?}; branch on code. Decimals are strings. Decisions where the spec is silent: docs/gateway.md.',
+      },
+      components: {
+        securitySchemes: {
+          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          BearerAuth: { type: 'http', scheme: 'bearer', description: 'GATEWAY_API_KEY as a bearer token.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  if (ctx.settings.enableSwagger) {
+    await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v1/openapi.json' } });
+  }
+  await app.register(websocket, { options: { perMessageDeflate: false, maxPayload: 1024 * 1024 } });
+
+  await app.register(orderRoutes, { ctx });
+  await app.register(positionRoutes, { ctx });
+  await app.register(marketRoutes, { ctx });
+  await app.register(systemRoutes, { ctx });
+  await app.register(streamRoutes, { ctx, connections });
+  app.get(
+    '/v1/openapi.json',
+    {
+      config: { public: true, unmetered: true },
+      schema: {
+        tags: ['Reference'],
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        security: [],
+        response: {
+          200: z.looseObject({
+            openapi: z.string(),
+            info: z.object({ title: z.string(), version: z.string() }),
+          }),
+        },
+      },
+    },
+    () => app.swagger() as unknown as { openapi: string; info: { title: string; version: string } },
+  );
+  return app;
+}

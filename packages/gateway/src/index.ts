@@ -1,0 +1,18 @@
+export * from './errors.ts';
+export * from './gateway.ts';
+export * from './log-filter.ts';
+export * from './operations/circuit-breakers.ts';
+export * from './operations/rate-limit.ts';
+export type * from './provider/provider.ts';
+export { instrumentFromSymbol } from './provider/simulation/instruments.ts';
+export {
+  checkScenario,
+  readScenarioFile,
+  type Scenario,
+  ScenarioError,
+} from './provider/simulation/scenario.ts';
+export { SimulationProvider } from './provider/simulation/simulation-provider.ts';
+export * from './run-results.ts';
+export * from './settings.ts';
+export { EventStream, StallError } from './stream/event-stream.ts';
+export { parseClientFrame } from './stream/strategy-connection.ts';

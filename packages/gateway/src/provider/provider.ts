@@ -1,0 +1,165 @@
+import type {
+  AccountView,
+  Capabilities,
+  ModifyOrderResult,
+  Order,
+  OrderHandle,
+  PositionView,
+  RejectReason,
+  Timeframe,
+} from '@hindsight/engine';
+import type { GatewayMode } from '../settings.ts';
+
+/**
+ * What the protocol code needs from a provider (broker or data source). One provider serves a gateway
+ * instance; routes, the WebSocket, breakers, limits and metrics never look past this interface, so a
+ * paper or live provider plugs in by implementing it.
+ *
+ * Methods may answer synchronously or with a promise. Client errors (400, 404, 409, 422 ...) are
+ * thrown as `GatewayError`s of the registry; anything else a method throws counts as a provider
+ * failure (502 PROVIDER_ERROR, and a failure for the `adapter` circuit breaker).
+ */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Wire Trade (trading-gateway.md, Trade). */
+export interface Trade {
+  id: string;
+  order_id: string;
+  symbol: string;
+  side: 'BUY' | 'SELL';
+  quantity: string;
+  price: string;
+  commission: string;
+  commission_currency: string;
+  is_maker?: boolean;
+  timestamp: string;
+}
+
+export interface Quote {
+  symbol: string;
+  provider: string;
+  bid: string;
+  bid_size?: string;
+  ask: string;
+  ask_size?: string;
+  last: string;
+  volume?: string;
+  timestamp: string;
+}
+
+export interface Bar {
+  symbol: string;
+  provider: string;
+  timeframe: Timeframe;
+  timestamp: string;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+export interface BarQuery {
+  timeframe: Timeframe;
+  /** Inclusive bar starts, epoch ms. */
+  start?: number;
+  end?: number;
+  limit?: number;
+}
+
+export interface ConnectionStatus {
+  connected: boolean;
+  latency_ms: number;
+  last_heartbeat: string;
+}
+
+export interface ProviderHealth {
+  connected: boolean;
+  /** Instruments whose data is stale; empty when all are fresh. */
+  staleInstruments: string[];
+}
+
+/** The outcome of an accepted order request: its handle, and the reason when the provider rejected it. */
+export interface PlacedOrder {
+  handle: OrderHandle;
+  rejected?: { reason: RejectReason; rejectCode: string; message: string };
+}
+
+export interface ExitLeg {
+  order_ids: string[];
+  trigger_price: string;
+}
+
+export interface ExitLegsMove {
+  position_id: string;
+  stop_loss: ExitLeg | null;
+  take_profit: ExitLeg | null;
+}
+
+/** An event before the gateway stamps its `seq` (trading-gateway.md, Events). */
+export type ProviderEvent = { type: string; timestamp: string } & Record<string, unknown>;
+
+/** Where a provider's events go: the gateway's event stream. */
+export interface EventSink {
+  /** Stamps each event with its `seq` and sends it to every strategy connection. */
+  publish(events: readonly ProviderEvent[]): void;
+  /**
+   * Resolves once every published event is acknowledged (simulation mode gates time on it); rejects
+   * with `StallError` when the strategy leaves events unacknowledged past the stall timeout.
+   */
+  settled(): Promise<void>;
+}
+
+/** Order lifecycle facts for the metrics (submissions are counted by the protocol code). */
+export interface OrderTelemetry {
+  /** Every order event the provider produced, delivered to the strategy or not. */
+  orderEvent(event: string, orderId: string, rejectReason?: string | null): void;
+}
+
+export interface ProviderHooks {
+  sink: EventSink;
+  telemetry: OrderTelemetry;
+}
+
+/** How a provider's run ended (simulation: the window was replayed, or the strategy failed it). */
+export type RunOutcome =
+  | { kind: 'completed'; summary: Record<string, unknown> }
+  | { kind: 'failed'; errorType: 'strategy' | 'platform'; message: string };
+
+export interface Provider {
+  readonly name: string;
+  readonly mode: GatewayMode;
+  /** The provider's clock, epoch ms (simulated time in a backtest); stamps the gateway's own events. */
+  readonly now: number;
+
+  /** Called once, before any other call, with the gateway's event stream and telemetry. */
+  attach(hooks: ProviderHooks): void;
+  /** A strategy connected to the event stream (simulation: the run starts at the first one). */
+  strategyConnected(): void;
+  /** Resolves when the provider's run is over; a live provider never finishes. */
+  readonly finished: Promise<RunOutcome>;
+  close(): Promise<void>;
+
+  capabilities(): Capabilities;
+  connection(): ConnectionStatus;
+  health(): ProviderHealth;
+  /** Whether the provider trades or serves data for `symbol` (provider-native, verbatim). */
+  knowsSymbol(symbol: string): boolean;
+
+  submitOrder(body: unknown): Awaitable<PlacedOrder>;
+  /** Every order the provider knows, in creation order. */
+  orders(): Awaitable<readonly Order[]>;
+  order(orderId: string): Awaitable<Order | undefined>;
+  modifyOrder(orderId: string, body: unknown): Awaitable<ModifyOrderResult>;
+  cancelOrder(orderId: string): Awaitable<Order>;
+
+  positions(symbol?: string): Awaitable<readonly PositionView[]>;
+  position(positionId: string): Awaitable<PositionView | undefined>;
+  closePosition(positionId: string, body: unknown): Awaitable<PlacedOrder>;
+  moveExitLegs(positionId: string, body: unknown): Awaitable<ExitLegsMove>;
+
+  trades(): Awaitable<readonly Trade[]>;
+  account(): Awaitable<AccountView>;
+  quote(symbol: string): Awaitable<Quote>;
+  bars(symbol: string, query: BarQuery): Awaitable<readonly Bar[]>;
+}

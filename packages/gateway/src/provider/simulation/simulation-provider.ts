@@ -1,0 +1,421 @@
+import { calendarOf, Dec, expandEvents, type InstrumentDefinition, toDecimalString } from '@hindsight/core';
+import {
+  type AccountView,
+  assetClassOf,
+  type Capabilities,
+  type EngineConfig,
+  type EngineEvent,
+  type FundingSettings,
+  MAX_LEVERAGE,
+  type ModifyOrderResult,
+  ORDER_TYPES,
+  type Order,
+  type PositionView,
+  type RejectReason,
+  rejectCodeFor,
+  SimulationEngine,
+  type SubmitResult,
+  toWireOrder,
+  type UpdateKind,
+} from '@hindsight/engine';
+import { type BarStore, ReplayReader } from '@hindsight/marketdata';
+import { GatewayError, providerFailure } from '../../errors.ts';
+import { StallError } from '../../stream/event-stream.ts';
+import type {
+  Bar,
+  BarQuery,
+  ConnectionStatus,
+  ExitLegsMove,
+  PlacedOrder,
+  Provider,
+  ProviderEvent,
+  ProviderHealth,
+  ProviderHooks,
+  Quote,
+  RunOutcome,
+  Trade,
+} from '../provider.ts';
+import { BarHistory } from './bar-history.ts';
+import type { Scenario } from './scenario.ts';
+
+/**
+ * The `simulation` provider: a backtest of one scenario through the simulation engine
+ * (docs/engine.md). The replay starts when the first strategy connects; each batch of events is
+ * published and simulated time stands still until the strategy acknowledges it (ack-gated time).
+ * Order calls run at the current simulated time, and their events form a batch of their own.
+ * A strategy that leaves events unacknowledged past the stall timeout fails the run.
+ */
+export interface SimulationProviderOptions {
+  scenario: Scenario;
+  store: BarStore;
+  engineVersion: string;
+  rateLimitPerMinute: number;
+}
+
+const ALL_UPDATES: readonly UpdateKind[] = [
+  'order_update',
+  'position_update',
+  'account_update',
+  'trade_update',
+];
+const UPDATE_OF_TYPE: Record<string, UpdateKind> = {
+  order: 'order_update',
+  position: 'position_update',
+  account: 'account_update',
+  trade: 'trade_update',
+};
+
+const REJECT_MESSAGES: Partial<Record<RejectReason, string>> = {
+  INSUFFICIENT_MARGIN: 'the free margin does not cover the order',
+  INSUFFICIENT_BALANCE: 'the balance does not cover the order',
+  MARKET_CLOSED: 'there is no quote for the symbol yet (the replay has not reached its data)',
+  SYMBOL_NOT_TRADEABLE: 'the symbol is not part of this scenario',
+  REDUCE_ONLY_VIOLATED: 'a reduce-only order must reduce an open position on the other side',
+  POST_ONLY_VIOLATED: 'a post-only order would have traded at once',
+};
+
+export class SimulationProvider implements Provider {
+  readonly name = 'simulation';
+  readonly mode = 'simulation' as const;
+  readonly finished: Promise<RunOutcome>;
+  private readonly engine: SimulationEngine;
+  private readonly reader: ReplayReader;
+  private readonly history: BarHistory;
+  private readonly instruments = new Map<string, InstrumentDefinition>();
+  /** Per symbol, the update kinds its subscription delivers to the strategy. */
+  private readonly delivered = new Map<string, ReadonlySet<UpdateKind>>();
+  private readonly accountUpdates: boolean;
+  private hooks: ProviderHooks | undefined;
+  private start: (() => void) | undefined;
+  private stopped = false;
+  private runDone = false;
+
+  constructor(private readonly options: SimulationProviderOptions) {
+    const { scenario } = options;
+    for (const definition of scenario.instruments) this.instruments.set(definition.symbol, definition);
+    for (const subscription of scenario.subscriptions) {
+      const updates = new Set<UpdateKind>();
+      for (const pattern of subscription.events) {
+        if ((ALL_UPDATES as readonly string[]).includes(pattern)) updates.add(pattern as UpdateKind);
+      }
+      this.delivered.set(subscription.instrument, updates);
+    }
+    this.accountUpdates = [...this.delivered.values()].some((u) => u.has('account_update'));
+    const symbols = scenario.instruments.map((i) => i.symbol);
+    this.engine = new SimulationEngine(this.engineConfig(), symbols);
+    this.reader = new ReplayReader(
+      options.store,
+      scenario.instruments.map((i) => ({ symbol: i.symbol, spreadModel: i.spreadModel })),
+      scenario.window,
+    );
+    this.history = new BarHistory(options.store);
+    const started = new Promise<void>((resolve) => {
+      this.start = resolve;
+    });
+    this.finished = started.then(() => this.run());
+  }
+
+  private engineConfig(): EngineConfig {
+    const { scenario } = this.options;
+    const costs = scenario.costs;
+    return {
+      instruments: scenario.instruments.map((i) => ({
+        symbol: i.symbol,
+        market: i.market,
+        underlying: i.underlying,
+        denomination: i.denomination,
+        calendar: calendarOf(i.market),
+      })),
+      // The engine produces every update kind so that metrics see every order; `deliver` filters.
+      subscriptions: scenario.subscriptions.map((s) => ({
+        instrument: s.instrument,
+        timeframes: expandEvents(s.events).timeframes,
+        updates: ALL_UPDATES,
+      })),
+      startTime: scenario.window.start,
+      endTime: scenario.window.end,
+      positionMode: scenario.positionMode,
+      initialCapital: toDecimalString(new Dec(scenario.initialCapital)),
+      ...(costs?.commission && { commission: costs.commission }),
+      ...(costs?.slippage && { slippage: costs.slippage }),
+      ...(costs?.funding && { funding: costs.funding as FundingSettings }),
+      engineVersion: this.options.engineVersion,
+    };
+  }
+
+  attach(hooks: ProviderHooks): void {
+    this.hooks = hooks;
+  }
+
+  strategyConnected(): void {
+    this.start?.();
+    this.start = undefined;
+  }
+
+  get now(): number {
+    return this.engine.now;
+  }
+
+  /** Results of the replay so far (the files, once `finished` has completed). */
+  results() {
+    return this.engine.results();
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+  }
+
+  private async run(): Promise<RunOutcome> {
+    const sink = this.sink();
+    try {
+      for (;;) {
+        await sink.settled();
+        if (this.stopped) return { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
+        const step = this.engine.advance(this.reader);
+        if (step.kind === 'events') {
+          this.deliver(step.events);
+          continue;
+        }
+        if (!(await this.reader.fill())) break;
+      }
+      this.deliver(this.engine.endOfData());
+      await sink.settled();
+      this.runDone = true;
+      return { kind: 'completed', summary: {} };
+    } catch (error) {
+      if (error instanceof StallError)
+        return { kind: 'failed', errorType: 'strategy', message: error.message };
+      if (this.stopped) return { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
+      return {
+        kind: 'failed',
+        errorType: 'platform',
+        message: `the replay failed: ${(error as Error).message}`,
+      };
+    }
+  }
+
+  /** Whether the replay reached the end of the window and the last batch was acknowledged. */
+  get completed(): boolean {
+    return this.runDone;
+  }
+
+  private sink() {
+    if (!this.hooks) throw new Error('the simulation provider is not attached to a gateway');
+    return this.hooks.sink;
+  }
+
+  /** Publishes what the strategy subscribed to; every order event also goes to the telemetry. */
+  private deliver(events: readonly EngineEvent[]): void {
+    if (events.length === 0) return;
+    const hooks = this.hooks;
+    const out: ProviderEvent[] = [];
+    for (const event of events) {
+      if (event.type === 'order') {
+        const order = event.order as Order;
+        hooks?.telemetry.orderEvent(event.event as string, order.id, order.reject_reason);
+      }
+      if (this.subscribed(event)) out.push(event);
+    }
+    if (out.length > 0) hooks?.sink.publish(out);
+  }
+
+  private subscribed(event: EngineEvent): boolean {
+    const kind = UPDATE_OF_TYPE[event.type];
+    if (kind === undefined) return true;
+    if (kind === 'account_update') return this.accountUpdates;
+    const symbol = symbolOf(event);
+    return symbol !== undefined && (this.delivered.get(symbol)?.has(kind) ?? false);
+  }
+
+  /** Runs an order call and publishes the events it produced (same simulated time). */
+  private call<T>(action: () => T): T {
+    try {
+      return action();
+    } finally {
+      this.deliver(this.engine.drain());
+    }
+  }
+
+  capabilities(): Capabilities {
+    const { scenario } = this.options;
+    const classes = [...new Set(scenario.instruments.map((i) => assetClassOf(i.market)))];
+    return {
+      supported_asset_classes: classes,
+      supported_order_types: [...ORDER_TYPES],
+      position_mode: scenario.positionMode === 'hedging' ? 'HEDGING' : 'NETTING',
+      features: [
+        'bracket_orders',
+        'oco',
+        'trailing_stop',
+        'stop_limit',
+        'reduce_only',
+        'post_only',
+        'day_orders',
+        'ioc',
+        'fok',
+        'native_modify',
+        'exit_leg_move',
+        'partial_close',
+        ...(scenario.positionMode === 'hedging' ? ['hedging'] : []),
+        ...(scenario.costs?.funding?.model === 'daily' ? ['funding'] : []),
+      ],
+      max_leverage: MAX_LEVERAGE,
+      rate_limits: { requests_per_minute: this.options.rateLimitPerMinute },
+    };
+  }
+
+  connection(): ConnectionStatus {
+    return { connected: true, latency_ms: 0, last_heartbeat: new Date().toISOString() };
+  }
+
+  health(): ProviderHealth {
+    return { connected: true, staleInstruments: [] };
+  }
+
+  knowsSymbol(symbol: string): boolean {
+    return this.instruments.has(symbol);
+  }
+
+  submitOrder(body: unknown): PlacedOrder {
+    return this.call(() => placed(this.engine.submitOrder(body)));
+  }
+
+  orders(): readonly Order[] {
+    return this.engine.listOrders().map(toWireOrder);
+  }
+
+  order(orderId: string): Order | undefined {
+    const record = this.engine.order(orderId);
+    return record && toWireOrder(record);
+  }
+
+  modifyOrder(orderId: string, body: unknown): ModifyOrderResult {
+    return this.call(() => {
+      const result = this.engine.modifyOrder(orderId, body);
+      if (!result.ok) throw providerFailure(result);
+      return {
+        order: toWireOrder(result.order),
+        ...(result.previousOrderId !== undefined && { previous_order_id: result.previousOrderId }),
+      };
+    });
+  }
+
+  cancelOrder(orderId: string): Order {
+    return this.call(() => {
+      const result = this.engine.cancelOrder(orderId);
+      if (!result.ok) throw providerFailure(result);
+      return toWireOrder(result.order);
+    });
+  }
+
+  positions(symbol?: string): readonly PositionView[] {
+    return this.engine.positions(symbol).map((p) => p.view);
+  }
+
+  position(positionId: string): PositionView | undefined {
+    return this.engine.position(positionId)?.view;
+  }
+
+  closePosition(positionId: string, body: unknown): PlacedOrder {
+    return this.call(() => placed(this.engine.closePosition(positionId, body)));
+  }
+
+  moveExitLegs(positionId: string, body: unknown): ExitLegsMove {
+    return this.call(() => {
+      const result = this.engine.moveExitLegs(positionId, body);
+      if (result.ok) {
+        return {
+          position_id: result.position_id,
+          stop_loss: result.stop_loss,
+          take_profit: result.take_profit,
+        };
+      }
+      if (result.status === 502) {
+        // The leg was cancelled and could not be re-established: the position is unprotected.
+        this.sink().publish([
+          {
+            type: 'error',
+            code: 'POSITION_UNPROTECTED',
+            message: result.message,
+            details: { position_id: positionId },
+            timestamp: new Date(this.engine.now).toISOString(),
+          },
+        ]);
+        throw new GatewayError('PROVIDER_ERROR', result.message, {
+          position_id: positionId,
+          ...(isRecord(result.details) ? result.details : {}),
+        });
+      }
+      throw providerFailure(result);
+    });
+  }
+
+  trades(): readonly Trade[] {
+    return this.engine.trades();
+  }
+
+  account(): AccountView {
+    return this.engine.accountView();
+  }
+
+  quote(symbol: string): Quote {
+    if (!this.knowsSymbol(symbol)) throw symbolNotFound(symbol);
+    const quote = this.engine.quote(symbol);
+    if (!quote) {
+      throw new GatewayError(
+        'PROVIDER_UNAVAILABLE',
+        `No quote for ${symbol} yet: the replay has not reached its first bar. Retry after the first candle.`,
+        { symbol },
+      );
+    }
+    const last = toDecimalString(new Dec(quote.bid).plus(quote.ask).div(2));
+    return {
+      symbol,
+      provider: this.name,
+      bid: quote.bid,
+      ask: quote.ask,
+      last,
+      timestamp: new Date(quote.time).toISOString(),
+    };
+  }
+
+  async bars(symbol: string, query: BarQuery): Promise<readonly Bar[]> {
+    const definition = this.instruments.get(symbol);
+    if (!definition) throw symbolNotFound(symbol);
+    return this.history.bars(
+      { symbol, calendar: calendarOf(definition.market), spreadModel: definition.spreadModel },
+      query,
+      this.engine.now,
+    );
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function symbolOf(event: EngineEvent): string | undefined {
+  const resource = (event.order ?? event.position ?? event.trade) as { symbol?: string } | undefined;
+  return resource?.symbol;
+}
+
+function symbolNotFound(symbol: string): GatewayError {
+  return new GatewayError(
+    'SYMBOL_NOT_FOUND',
+    `${symbol} is not an instrument of this scenario; use a subscribed symbol, exactly as subscribed.`,
+    { symbol },
+  );
+}
+
+function placed(result: SubmitResult): PlacedOrder {
+  if (!result.ok) throw providerFailure(result);
+  if (!result.rejected) return { handle: result.handle };
+  const reason = result.rejected;
+  return {
+    handle: result.handle,
+    rejected: {
+      reason,
+      rejectCode: rejectCodeFor(reason),
+      message: `The order was rejected (${reason}): ${REJECT_MESSAGES[reason] ?? 'the simulated venue refused it'}.`,
+    },
+  };
+}

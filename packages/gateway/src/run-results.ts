@@ -1,0 +1,62 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type EncodedResultFiles,
+  encodeResultFiles,
+  type Metrics,
+  type ResultFiles,
+} from '@hindsight/engine';
+import { ensureZstd, zstdCompress } from '@hindsight/marketdata';
+
+/**
+ * The result files of a completed standalone run, as the management API serves them:
+ * `metadata.json.zst`, `timeseries.json.zst`, `trades.json.zst` (deterministic JSON, zstd) and
+ * `metrics.json` (the metrics payload, plain JSON).
+ */
+export const RESULT_FILE_NAMES = [
+  'metadata.json.zst',
+  'timeseries.json.zst',
+  'trades.json.zst',
+  'metrics.json',
+];
+
+export async function writeRunResults(
+  dir: string,
+  files: ResultFiles & { metrics: Metrics },
+): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  await ensureZstd();
+  const encoded: EncodedResultFiles = encodeResultFiles(files);
+  const written = [
+    ['metadata.json.zst', zstdCompress(encoded.metadata)],
+    ['timeseries.json.zst', zstdCompress(encoded.timeseries)],
+    ['trades.json.zst', zstdCompress(encoded.trades)],
+    ['metrics.json', new TextEncoder().encode(`${JSON.stringify(files.metrics, null, 2)}\n`)],
+  ] as const;
+  for (const [name, bytes] of written) await writeFile(join(dir, name), bytes);
+  return written.map(([name]) => join(dir, name));
+}
+
+/** `./results/<timestamp>` with a file-name-safe UTC timestamp. */
+export function defaultResultsDir(now = new Date()): string {
+  return join('results', now.toISOString().replace(/[:.]/g, '-'));
+}
+
+/** The headline metrics, one per line, for the console. */
+export function headline(metrics: Metrics): string[] {
+  const m = metrics as unknown as Record<string, unknown>;
+  const show = (key: string, unit = '') => {
+    const value = m[key];
+    if (value === undefined) return `${key}: n/a (${String(m[`${key}Reason`] ?? 'omitted')})`;
+    return `${key}: ${typeof value === 'number' ? Number(value.toFixed(4)) : String(value)}${unit}`;
+  };
+  return [
+    show('netPnl', ' USD'),
+    show('totalReturn', ' %'),
+    show('maxDrawdownPct', ' %'),
+    show('sharpeRatio'),
+    show('totalTrades'),
+    show('winRatePct', ' %'),
+    show('totalCommission', ' USD'),
+  ];
+}
