@@ -9,13 +9,16 @@ import {
 } from '@hindsight/core';
 import { Account } from './account/account.ts';
 import { CurrencyConverter } from './account/currency.ts';
+import type { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
+import { isoTime } from './iso-time.ts';
 import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
 import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
 import {
   effectiveLeverage,
   exposureDelta,
+  MARGIN_LEVELS,
   MAX_LEVERAGE,
   type MarginState,
   marginEvent,
@@ -47,7 +50,7 @@ import { validateClosePositionRequest, validateLegMoveRequest } from './orders/p
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { type FillOutcome, PositionBook, type PositionSnapshot } from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
-import { TimeseriesSampler } from './results/timeseries-sampler.ts';
+import { type ExactSample, TimeseriesSampler } from './results/timeseries-sampler.ts';
 import type { CloseReason } from './results/trade-lot.ts';
 
 /**
@@ -158,10 +161,30 @@ interface InstrumentState {
   ask: number;
   priceDecimals: number;
   hasQuote: boolean;
+  /** The asset class's default leverage as a float (margin pre-checks only). */
+  leverageApprox: number;
+}
+
+const FLAT = { unrealizedUsd: 0, marginUsd: 0 };
+
+/**
+ * The margin state from floats, or undefined when the level is within a relative 1e-9 of a threshold
+ * (or not a number): then only the exact books can tell.
+ */
+function marginStateApprox(nav: number, margin: number): MarginState | undefined {
+  if (!Number.isFinite(nav) || !Number.isFinite(margin)) return undefined;
+  if (margin <= 0) return 'ok';
+  const level = (nav / margin) * 100;
+  const thresholds = [MARGIN_LEVELS.stopOutPct, MARGIN_LEVELS.callPct, MARGIN_LEVELS.warningPct].map(Number);
+  if (thresholds.some((t) => Math.abs(level - t) <= 1e-9 * t)) return undefined;
+  if (level <= Number(MARGIN_LEVELS.stopOutPct)) return 'stop_out';
+  if (level <= Number(MARGIN_LEVELS.callPct)) return 'call';
+  if (level <= Number(MARGIN_LEVELS.warningPct)) return 'warning';
+  return 'ok';
 }
 
 const MINUTE_MS = 60_000;
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = isoTime;
 
 export class SimulationEngine {
   private readonly instruments: InstrumentState[];
@@ -189,6 +212,11 @@ export class SimulationEngine {
   private readonly conversionPairs: ReadonlySet<string>;
   /** Whether any subscription asked for account_update events. */
   private readonly accountUpdates: boolean;
+  /** The balance, its version (bumped on every change) and its float, for the per-bar path. */
+  private balanceVersion = 0;
+  private balanceDec: Dec;
+  private balanceApprox: number;
+  private flatSample: (() => ExactSample) | undefined;
   private groupTime: number | undefined;
   private pending = false;
   private changed = false;
@@ -212,6 +240,8 @@ export class SimulationEngine {
       converter: this.converter,
     });
     this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
+    this.balanceDec = this.account.balance;
+    this.balanceApprox = this.balanceDec.toNumber();
     this.conversionPairs = new Set(this.converter.conversionSymbols());
     this.accountUpdates = config.subscriptions.some((s) => s.updates.includes('account_update'));
     for (const symbol of this.conversionPairs) this.marked.add(symbol);
@@ -233,6 +263,7 @@ export class SimulationEngine {
         ask: 0,
         priceDecimals: 0,
         hasQuote: false,
+        leverageApprox: effectiveLeverage(assetClassOf(spec.market)).toNumber(),
       };
       this.bySymbol.set(spec.symbol, state);
     }
@@ -996,13 +1027,8 @@ export class SimulationEngine {
     state.ask = batch.askClose[row] as number;
     state.priceDecimals = batch.priceDecimals;
     state.hasQuote = true;
-    if (this.marked.has(state.spec.symbol)) {
-      this.book.mark(
-        state.spec.symbol,
-        ticksOf(state.bid, state.priceDecimals),
-        ticksOf(state.ask, state.priceDecimals),
-      );
-    }
+    if (this.marked.has(state.spec.symbol))
+      this.book.markTicks(state.spec.symbol, state.bid, state.ask, state.priceDecimals);
   }
 
   private closeGroup(clock: number): void {
@@ -1024,17 +1050,62 @@ export class SimulationEngine {
         if (closed) this.emitCandle(closed);
       }
     }
-    if (this.book.size > 0 || this.marginLevel !== 'ok') this.checkMargin(clock);
+    const approx = this.book.size > 0 ? this.book.approxTotals(this.leverageOf) : FLAT;
+    const navApprox = this.balanceApprox + approx.unrealizedUsd;
+    if (this.book.size > 0 || this.marginLevel !== 'ok') this.checkMargin(clock, navApprox, approx.marginUsd);
     if (this.config.assertIdentity) this.account.assertIdentity();
-    const balance = this.account.balance;
-    this.sampler.offer({
+    this.sampler.offerLazy({
       time: clock,
-      balance,
-      nav: this.account.equity,
-      marginUsed: this.marked.size > 0 ? this.marginUsed() : '0',
+      navApprox,
+      balanceVersion: this.balanceVersion,
       changed: this.changed,
+      exact: this.exactSample(),
+      ...(this.book.size === 0 && { nav: this.balanceDec }),
     });
     this.changed = false;
+  }
+
+  /** Default leverage of an instrument as a number (margin pre-checks only). */
+  private readonly leverageOf = (symbol: string): number =>
+    (this.bySymbol.get(symbol) as InstrumentState).leverageApprox;
+
+  /**
+   * The exact sample values of this moment, computed later only if the sampler keeps the point: the
+   * balance is immutable and the marks are captured now; the sampler is settled before positions change.
+   */
+  private exactSample(): () => ExactSample {
+    const balance = this.balanceDec;
+    if (this.book.size === 0) {
+      this.flatSample ??= () => ({ balance, nav: balance, marginUsed: ZERO });
+      return this.flatSample;
+    }
+    const marks: [TickQuote, number, number, number][] = [];
+    for (const symbol of this.marked) {
+      const quote = this.book.tickQuote(symbol);
+      if (quote) marks.push([quote, quote.bidTicks, quote.askTicks, quote.decimals]);
+    }
+    return () => {
+      const current = marks.map(([q]) => [q.bidTicks, q.askTicks, q.decimals] as const);
+      for (const [q, bid, ask, decimals] of marks) q.set(bid, ask, decimals);
+      const sample = { balance, nav: this.account.equity, marginUsed: this.marginUsed() };
+      marks.forEach(([q], i) => {
+        const [bid, ask, decimals] = current[i] as readonly [number, number, number];
+        q.set(bid, ask, decimals);
+      });
+      return sample;
+    };
+  }
+
+  /** Before the books change: the sampler makes its held point exact, and the balance floats follow. */
+  private beforeBooksChange(): void {
+    this.sampler.settle();
+  }
+
+  private afterBalanceChange(): void {
+    this.balanceVersion += 1;
+    this.balanceDec = this.account.balance;
+    this.balanceApprox = this.balanceDec.toNumber();
+    this.flatSample = undefined;
   }
 
   /**
@@ -1043,7 +1114,10 @@ export class SimulationEngine {
    * positions are liquidated at market one at a time, largest loss first, until the level is above the
    * stop-out level again.
    */
-  private checkMargin(clock: number): void {
+  private checkMargin(clock: number, navApprox: number, marginApprox: number): void {
+    // Floats decide when the state is clearly unchanged; near a level (or with no float), exactly.
+    const approxState = marginStateApprox(navApprox, marginApprox);
+    if (approxState !== undefined && approxState === this.marginLevel && approxState !== 'stop_out') return;
     const used = this.marginUsed();
     const state = marginState(this.account.equity, used);
     const event = marginEvent(this.marginLevel, state);
@@ -1112,7 +1186,9 @@ export class SimulationEngine {
         );
         const amount = fundingAmount(settings, position.side, valueUsd, rollover);
         if (amount.isZero()) continue;
+        this.beforeBooksChange();
         this.account.bookFunding(amount);
+        this.afterBalanceChange();
         this.changed = true;
         this.emitAccount(rollover);
       }
@@ -1150,6 +1226,7 @@ export class SimulationEngine {
       this.commission,
       this.converter.toUsd(units.times(slipped.price), currency),
     );
+    this.beforeBooksChange();
     const outcome: FillOutcome = this.book.applyFill({
       ...(positionId !== undefined && { positionId }),
       orderId: order.id,
@@ -1164,13 +1241,10 @@ export class SimulationEngine {
       ...(closeReason && { closeReason }),
     });
     this.account.bookFill(outcome);
+    this.afterBalanceChange();
     // Decision 4: positions are marked at the last completed bar's bid (long) or ask (short) at once.
     if (state.hasQuote) {
-      this.book.mark(
-        order.symbol,
-        ticksOf(state.bid, state.priceDecimals),
-        ticksOf(state.ask, state.priceDecimals),
-      );
+      this.book.markTicks(order.symbol, state.bid, state.ask, state.priceDecimals);
     }
     if (this.book.positions(order.symbol).length > 0 || this.conversionPairs.has(order.symbol))
       this.marked.add(order.symbol);
@@ -1249,21 +1323,8 @@ export class SimulationEngine {
   }
 
   private emitCandle(candle: Candle): void {
-    this.outbox.push({
-      type: 'candle',
-      bar: {
-        symbol: candle.symbol,
-        provider: 'simulation',
-        timeframe: candle.timeframe,
-        timestamp: iso(candle.start),
-        open: candle.open,
-        high: candle.high,
-        low: candle.low,
-        close: candle.close,
-        volume: candle.volume,
-      },
-      timestamp: iso(candle.end),
-    });
+    // The candle is the wire Bar (its strings are made when read or serialised).
+    this.outbox.push({ type: 'candle', bar: candle, timestamp: iso(candle.end) });
   }
 }
 

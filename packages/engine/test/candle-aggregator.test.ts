@@ -40,11 +40,13 @@ describe('candle aggregation during replay', () => {
       if (closed) emitted.push(closed);
     }
     assert.equal(emitted.length, 1, 'the 00:05 bucket is still open');
-    assert.deepEqual(emitted[0], {
+    assert.equal(emitted[0]?.start, T0);
+    assert.equal(emitted[0]?.end, T0 + 5 * MINUTE);
+    assert.deepEqual(JSON.parse(JSON.stringify(emitted[0])), {
       symbol: 'C:BTCUSD',
+      provider: 'simulation',
       timeframe: '5m',
-      start: T0,
-      end: T0 + 5 * MINUTE,
+      timestamp: '2024-01-02T00:00:00.000Z',
       open: '100.005',
       high: '100.145',
       low: '99.905',

@@ -12,6 +12,7 @@
  * before the pair's first quote is an error, never a silent 1:1.
  */
 import { Dec } from '@hindsight/core';
+import { TickQuote } from './tick-quote.ts';
 
 export const ACCOUNT_CURRENCY = 'USD';
 
@@ -76,7 +77,7 @@ export class CurrencyConverter {
   /** Conversion pair per non-USD currency that has one. */
   private readonly pairs = new Map<string, ConversionPair>();
   /** Latest mid per conversion-pair symbol. */
-  private readonly mids = new Map<string, Dec>();
+  private readonly mids = new Map<string, TickQuote>();
   /** Currency per conversion-pair symbol (a symbol converts one currency). */
   private readonly currencyOfSymbol = new Map<string, string[]>();
 
@@ -116,18 +117,39 @@ export class CurrencyConverter {
    */
   updateQuote(symbol: string, bid: Dec, ask: Dec): boolean {
     if (!this.currencyOfSymbol.has(symbol)) return false;
-    const mid = new Dec(bid).plus(ask).div(2);
-    if (!mid.isFinite() || mid.lte(0)) {
-      throw new RangeError(`conversion quote of ${symbol} must have a positive mid (bid ${bid}, ask ${ask})`);
+    const quote = TickQuote.fromDecimals(new Dec(bid), new Dec(ask));
+    return this.attachQuote(symbol, quote);
+  }
+
+  /**
+   * Follows a live quote of `symbol` (the position book's, updated in place with every bar): its mid is
+   * read when a conversion needs it. Returns whether the symbol is a conversion pair.
+   */
+  attachQuote(symbol: string, quote: TickQuote): boolean {
+    if (!this.currencyOfSymbol.has(symbol)) return false;
+    if (quote.bidTicks + quote.askTicks <= 0) {
+      throw new RangeError(
+        `conversion quote of ${symbol} must have a positive mid (bid ${quote.bid}, ask ${quote.ask})`,
+      );
     }
-    this.mids.set(symbol, mid);
+    this.mids.set(symbol, quote);
     return true;
+  }
+
+  /** The float rate of `currency` (USD per unit), for approximations only; NaN before a quote. */
+  usdPerUnitApprox(currency: string): number {
+    if (currency === ACCOUNT_CURRENCY) return 1;
+    const pair = this.pairs.get(currency);
+    const quote = pair && this.mids.get(pair.symbol);
+    if (!pair || !quote) return Number.NaN;
+    const mid = quote.midApprox();
+    return pair.operation === 'divide' ? 1 / mid : mid;
   }
 
   /** Latest mid of the pair converting `currency` (undefined before its first quote). */
   midFor(currency: string): Dec | undefined {
     const pair = this.pairs.get(currency);
-    return pair ? this.mids.get(pair.symbol) : undefined;
+    return pair ? this.mids.get(pair.symbol)?.mid : undefined;
   }
 
   /** Throws `CurrencyConversionError`, saying why, unless `currency` can be converted now. */
@@ -153,7 +175,7 @@ export class CurrencyConverter {
         `cannot convert ${currency} to ${ACCOUNT_CURRENCY}: no ${ACCOUNT_CURRENCY}${currency} or ${currency}${ACCOUNT_CURRENCY} instrument in the scenario`,
       );
     }
-    const mid = this.mids.get(pair.symbol);
+    const mid = this.mids.get(pair.symbol)?.mid;
     if (!mid) {
       throw new CurrencyConversionError(
         currency,

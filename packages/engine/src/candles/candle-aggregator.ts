@@ -5,6 +5,7 @@ import {
   type Timeframe,
   ticksToDecimalString,
 } from '@hindsight/core';
+import { isoTime } from '../iso-time.ts';
 
 /**
  * Builds the candles a strategy subscribed to from the base bars as they are replayed. A candle is
@@ -13,13 +14,73 @@ import {
  * summed volume, stamped with its bucket start. It closes as soon as simulated time reaches its end,
  * even when its last minutes had no base bar; a bucket without base bars yields no candle.
  */
-export interface Candle {
+
+/**
+ * A closed candle, which is also the gateway's Bar (trading-gateway.md): prices are kept as integer
+ * ticks and written as decimal strings only when read (or serialised), so a strategy that reads one
+ * field of each candle pays for one string.
+ */
+export class Candle {
+  readonly provider = 'simulation';
+
+  constructor(
+    readonly symbol: string,
+    readonly timeframe: Timeframe,
+    /** Bucket start, epoch ms. */
+    readonly start: number,
+    /** Bucket end, epoch ms: when the candle closed. */
+    readonly end: number,
+    private readonly ticks: OpenBucket,
+  ) {}
+
+  /** The bucket start, ISO-8601 UTC. */
+  get timestamp(): string {
+    return isoTime(this.start);
+  }
+
+  get open(): string {
+    return ticksToDecimalString(this.ticks.open, this.ticks.priceDecimals + 1);
+  }
+
+  get high(): string {
+    return ticksToDecimalString(this.ticks.high, this.ticks.priceDecimals + 1);
+  }
+
+  get low(): string {
+    return ticksToDecimalString(this.ticks.low, this.ticks.priceDecimals + 1);
+  }
+
+  get close(): string {
+    return ticksToDecimalString(this.ticks.close, this.ticks.priceDecimals + 1);
+  }
+
+  get volume(): string {
+    return ticksToDecimalString(this.ticks.volume, this.ticks.volumeDecimals);
+  }
+
+  /** The wire Bar. */
+  toJSON(): Bar {
+    return {
+      symbol: this.symbol,
+      provider: this.provider,
+      timeframe: this.timeframe,
+      timestamp: this.timestamp,
+      open: this.open,
+      high: this.high,
+      low: this.low,
+      close: this.close,
+      volume: this.volume,
+    };
+  }
+}
+
+/** The gateway's Bar resource. */
+export interface Bar {
   symbol: string;
+  provider: string;
   timeframe: Timeframe;
-  /** Bucket start, epoch ms. */
-  start: number;
-  /** Bucket end, epoch ms: when the candle closed. */
-  end: number;
+  /** Bar start, ISO-8601 UTC. */
+  timestamp: string;
   open: string;
   high: string;
   low: string;
@@ -99,18 +160,7 @@ export class CandleAggregator {
   private take(): Candle {
     const b = this.bucket as OpenBucket;
     this.bucket = undefined;
-    const d = b.priceDecimals + 1;
-    return {
-      symbol: this.symbol,
-      timeframe: this.timeframe,
-      start: b.start,
-      end: b.end,
-      open: ticksToDecimalString(b.open, d),
-      high: ticksToDecimalString(b.high, d),
-      low: ticksToDecimalString(b.low, d),
-      close: ticksToDecimalString(b.close, d),
-      volume: ticksToDecimalString(b.volume, b.volumeDecimals),
-    };
+    return new Candle(this.symbol, this.timeframe, b.start, b.end, b);
   }
 }
 

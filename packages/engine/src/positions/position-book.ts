@@ -43,6 +43,7 @@
 import { Dec, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
 import { Exact, exactSum } from '../account/exact.ts';
+import { TickQuote } from '../account/tick-quote.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
 import {
   type ClosedTradeLot,
@@ -176,17 +177,15 @@ const ZERO = new Exact(0);
 const directionOf = (side: PositionSide): TradeDirection => (side === 'LONG' ? 'Long' : 'Short');
 const isoTime = (ms: number): string => new Date(ms).toISOString();
 
-interface Quote {
-  bid: Dec;
-  ask: Dec;
-}
-
 class Position {
   readonly lots: OpenTradeLot[] = [];
   quantity: Dec = ZERO;
   /** Sum of units x open_price over the open lots, exact. */
   cost: Dec = ZERO;
   realizedUsd: Dec = ZERO;
+  /** Floats of quantity and cost, for approximations (margin and sampling pre-checks) only. */
+  quantityApprox = 0;
+  costApprox = 0;
   /** Average shown once the position is closed (the last one it had). */
   lastAverage: Dec = ZERO;
   updatedAt: number;
@@ -209,12 +208,19 @@ class Position {
     this.lots.push(lot);
     this.quantity = this.quantity.plus(lot.units);
     this.cost = this.cost.plus(new Exact(lot.units).times(lot.open_price));
+    this.refreshApprox();
+  }
+
+  private refreshApprox(): void {
+    this.quantityApprox = this.quantity.toNumber();
+    this.costApprox = this.cost.toNumber();
   }
 
   /** Removes `units` of the first lot (whole or part) from the totals. */
   takeFromFirst(units: Dec, price: string): void {
     this.quantity = this.quantity.minus(units);
     this.cost = this.cost.minus(new Exact(units).times(price));
+    this.refreshApprox();
   }
 }
 
@@ -228,7 +234,7 @@ export class PositionBook {
   private readonly bySymbol = new Map<string, Position>();
   /** Every lot by id; insertion order is id order (a lot replaced keeps its place). */
   private readonly allLots = new Map<string, TradeLot>();
-  private readonly quotes = new Map<string, Quote>();
+  private readonly quotes = new Map<string, TickQuote>();
   private readonly lastFillBase = new Map<string, Dec>();
   private lotSequence = 0;
   private positionSequence = 0;
@@ -241,8 +247,47 @@ export class PositionBook {
 
   /** Latest bid/ask of `symbol` (the last completed base bar); also a conversion quote when it is a pair. */
   mark(symbol: string, bid: Dec, ask: Dec): void {
-    this.quotes.set(symbol, { bid: new Dec(bid), ask: new Dec(ask) });
-    this.converter.updateQuote(symbol, bid, ask);
+    const quote = TickQuote.fromDecimals(new Dec(bid), new Dec(ask));
+    this.markTicks(symbol, quote.bidTicks, quote.askTicks, quote.decimals);
+  }
+
+  /** `mark` with the bar's integer ticks: stores three numbers, no decimal arithmetic. */
+  markTicks(symbol: string, bidTicks: number, askTicks: number, decimals: number): void {
+    const quote = this.quotes.get(symbol);
+    if (quote) {
+      quote.set(bidTicks, askTicks, decimals);
+      return;
+    }
+    const created = new TickQuote(bidTicks, askTicks, decimals);
+    this.quotes.set(symbol, created);
+    this.converter.attachQuote(symbol, created);
+  }
+
+  /** The current tick quote of a symbol (undefined before its first mark). */
+  tickQuote(symbol: string): TickQuote | undefined {
+    return this.quotes.get(symbol);
+  }
+
+  /**
+   * Unrealized P&L and margin of the open positions as floats (USD), for deciding cheaply whether a
+   * margin level or a sampling decision needs the exact books. Never shown to a user.
+   */
+  approxTotals(leverageOf: (symbol: string) => number): { unrealizedUsd: number; marginUsd: number } {
+    let unrealizedUsd = 0;
+    let marginUsd = 0;
+    for (const p of this.open.values()) {
+      const quote = this.quotes.get(p.symbol);
+      const price = quote
+        ? p.side === 'LONG'
+          ? quote.bidApprox()
+          : quote.askApprox()
+        : Number(this.lastFillBase.get(p.symbol));
+      const rate = this.converter.usdPerUnitApprox(p.currency);
+      const value = p.quantityApprox * price;
+      unrealizedUsd += (p.side === 'LONG' ? value - p.costApprox : p.costApprox - value) * rate;
+      marginUsd += (Math.abs(value) * rate) / leverageOf(p.symbol);
+    }
+    return { unrealizedUsd, marginUsd };
   }
 
   applyFill(fill: BookFill): FillOutcome {

@@ -96,12 +96,45 @@ export function gridStepFor(
   return DAY_MS;
 }
 
-interface Held {
+/** The exact values of a sample point. */
+export interface ExactSample {
+  balance: DecimalInput;
+  nav: DecimalInput;
+  marginUsed: DecimalInput;
+}
+
+/**
+ * A point offered by the engine without its exact values: `navApprox` (a float) decides which points
+ * are kept, and `exact` is called only for the kept ones (and for near ties). The engine calls
+ * `settle()` before its books change, so `exact` never reads a later state.
+ */
+export interface LazySamplePoint {
   time: number;
+  navApprox: number;
+  /** Changes whenever the balance changes: a point with a new balance is always kept. */
+  balanceVersion: number;
+  /** The position or balance changed at this point (fill, funding, liquidation...). */
+  changed: boolean;
+  exact: () => ExactSample;
+  /** The exact NAV when it is at hand without computing (a flat account: the balance). */
+  nav?: Dec;
+}
+
+interface Values {
   balance: Dec;
   units: string;
-  nav: string;
+  nav: Dec;
+  navText: string;
   marginUsed: string;
+}
+
+interface Held {
+  time: number;
+  navApprox: number;
+  balanceVersion: number;
+  exact: (() => ExactSample) | undefined;
+  values: Values | undefined;
+  nav: Dec | undefined;
   keep: boolean;
 }
 
@@ -110,14 +143,30 @@ function crossesBoundary(a: number, b: number, step: number): boolean {
   return Math.ceil(a / step) * step < b;
 }
 
+function valuesOf(sample: ExactSample): Values {
+  const balance = new Dec(sample.balance);
+  const nav = new Dec(sample.nav);
+  return {
+    balance,
+    units: toDecimalString(balance),
+    nav,
+    navText: toDecimalString(nav),
+    marginUsed: toDecimalString(sample.marginUsed),
+  };
+}
+
+/** Relative tolerance under which two float NAVs are compared exactly instead. */
+const TIE_TOLERANCE = 1e-9;
+
 export class TimeseriesSampler {
   readonly gridStepMs: number;
   private readonly out: TimeseriesFile = { timestamps: [], units: [], nav: [], margin_used: [] };
   /** The last offered point, not yet written: whether it is kept depends on the next one. */
   private held: Held;
-  private peak: Dec;
+  /** The points at the NAV peak and at the current drawdown's trough (always kept points). */
+  private peak: Held;
   private inDrawdown = false;
-  private trough: Dec;
+  private trough: Held;
   private finished = false;
 
   constructor(options: TimeseriesSamplerOptions) {
@@ -130,37 +179,62 @@ export class TimeseriesSampler {
     }
     this.gridStepMs = gridStepFor(options.startTime, options.endTime, maxGridPoints);
     const capital = new Dec(options.initialCapital);
-    const capitalString = toDecimalString(capital);
     this.held = {
       time: options.startTime,
-      balance: capital,
-      units: capitalString,
-      nav: capitalString,
-      marginUsed: '0',
+      navApprox: capital.toNumber(),
+      balanceVersion: 0,
+      exact: undefined,
+      values: valuesOf({ balance: capital, nav: capital, marginUsed: '0' }),
+      nav: capital,
       keep: true, // decision 8
     };
-    this.peak = capital;
-    this.trough = capital;
+    this.peak = this.held;
+    this.trough = this.held;
   }
 
+  /** Offers a point with its exact values (tests and small series). */
   offer(point: SamplePoint): void {
+    const values = valuesOf(point);
+    const prev = this.held;
+    const sameBalance = prev.values !== undefined && prev.values.balance.eq(values.balance);
+    this.offerPoint({
+      time: point.time,
+      navApprox: values.nav.toNumber(),
+      balanceVersion: sameBalance ? prev.balanceVersion : prev.balanceVersion + 1,
+      exact: undefined,
+      values,
+      nav: values.nav,
+      keep: point.changed === true,
+    });
+  }
+
+  /** Offers a point whose exact values are computed only if it is kept (the engine's per-bar path). */
+  offerLazy(point: LazySamplePoint): void {
+    this.offerPoint({
+      time: point.time,
+      navApprox: point.navApprox,
+      balanceVersion: point.balanceVersion,
+      exact: point.exact,
+      values: undefined,
+      nav: point.nav,
+      keep: point.changed,
+    });
+  }
+
+  /** Makes the held point's exact values now: the engine calls this before its books change. */
+  settle(): void {
+    this.valuesOfPoint(this.held);
+  }
+
+  private offerPoint(next: Held): void {
     if (this.finished) throw new Error('the sampler is finished');
     const prev = this.held;
-    if (!Number.isSafeInteger(point.time) || point.time <= prev.time) {
+    if (!Number.isSafeInteger(next.time) || next.time <= prev.time) {
       throw new RangeError(
-        `sample times must be integers and strictly increasing (${point.time} after ${prev.time})`,
+        `sample times must be integers and strictly increasing (${next.time} after ${prev.time})`,
       );
     }
-    const balance = new Dec(point.balance);
-    const nav = new Dec(point.nav);
-    const next: Held = {
-      time: point.time,
-      balance,
-      units: toDecimalString(balance),
-      nav: toDecimalString(nav),
-      marginUsed: toDecimalString(point.marginUsed),
-      keep: point.changed === true || !balance.eq(prev.balance),
-    };
+    if (next.balanceVersion !== prev.balanceVersion) next.keep = true;
 
     // Daily closes and grid points: the previous point is the last one at or before a boundary.
     if (
@@ -170,25 +244,50 @@ export class TimeseriesSampler {
       prev.keep = true;
     }
 
-    if (nav.gte(this.peak)) {
+    const vsPeak = this.compare(next, this.peak);
+    if (vsPeak >= 0) {
       // New peak, or back at the peak: a recovery ends the drawdown (decision 15's end point).
-      if (nav.gt(this.peak) || this.inDrawdown) next.keep = true;
+      if (vsPeak > 0 || this.inDrawdown) {
+        next.keep = true;
+        this.peak = next;
+      }
       this.inDrawdown = false;
-      this.peak = nav;
     } else if (!this.inDrawdown) {
       // First point below the peak: the previous point is the last one at the peak (duration start)
       // and this one is the drawdown's first trough.
       prev.keep = true;
       next.keep = true;
       this.inDrawdown = true;
-      this.trough = nav;
-    } else if (nav.lt(this.trough)) {
+      this.trough = next;
+    } else if (this.compare(next, this.trough) < 0) {
       next.keep = true;
-      this.trough = nav;
+      this.trough = next;
     }
 
     if (prev.keep) this.write(prev);
     this.held = next;
+  }
+
+  /** Compares two points' NAVs: by their floats when they clearly differ, exactly otherwise. */
+  private compare(a: Held, b: Held): number {
+    const difference = a.navApprox - b.navApprox;
+    const tolerance = TIE_TOLERANCE * Math.max(1, Math.abs(a.navApprox), Math.abs(b.navApprox));
+    if (difference > tolerance) return 1;
+    if (difference < -tolerance) return -1;
+    return this.navOf(a).comparedTo(this.navOf(b));
+  }
+
+  private navOf(point: Held): Dec {
+    point.nav ??= this.valuesOfPoint(point).nav;
+    return point.nav;
+  }
+
+  private valuesOfPoint(point: Held): Values {
+    if (!point.values) {
+      point.values = valuesOf((point.exact as () => ExactSample)());
+      point.exact = undefined;
+    }
+    return point.values;
   }
 
   /** Writes the final point and returns the file. The sampler accepts no more points afterwards. */
@@ -201,10 +300,11 @@ export class TimeseriesSampler {
   }
 
   private write(point: Held): void {
+    const values = this.valuesOfPoint(point);
     this.out.timestamps.push(point.time);
-    this.out.units.push(point.units);
-    this.out.nav.push(point.nav);
-    this.out.margin_used.push(point.marginUsed);
+    this.out.units.push(values.units);
+    this.out.nav.push(values.navText);
+    this.out.margin_used.push(values.marginUsed);
   }
 }
 
