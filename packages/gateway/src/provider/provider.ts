@@ -156,6 +156,11 @@ export interface Provider {
   positions(symbol?: string): Awaitable<readonly PositionView[]>;
   position(positionId: string): Awaitable<PositionView | undefined>;
   closePosition(positionId: string, body: unknown): Awaitable<PlacedOrder>;
+  /**
+   * Moves the exit legs the gateway placed. A leg that was cancelled and could not be re-established
+   * is thrown as PROVIDER_ERROR with `details.unprotected: true` (the gateway then broadcasts
+   * POSITION_UNPROTECTED).
+   */
   moveExitLegs(positionId: string, body: unknown): Awaitable<ExitLegsMove>;
 
   trades(): Awaitable<readonly Trade[]>;

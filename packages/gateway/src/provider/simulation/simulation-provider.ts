@@ -332,18 +332,10 @@ export class SimulationProvider implements Provider {
       }
       if (result.status === 502) {
         // The leg was cancelled and could not be re-established: the position is unprotected.
-        this.sink().publish([
-          {
-            type: 'error',
-            code: 'POSITION_UNPROTECTED',
-            message: result.message,
-            details: { position_id: positionId },
-            timestamp: new Date(this.engine.now).toISOString(),
-          },
-        ]);
         throw new GatewayError('PROVIDER_ERROR', result.message, {
-          position_id: positionId,
           ...(isRecord(result.details) ? result.details : {}),
+          position_id: positionId,
+          unprotected: true,
         });
       }
       throw providerFailure(result);
