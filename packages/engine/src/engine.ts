@@ -961,6 +961,9 @@ export class SimulationEngine {
   private exceedsMargin(state: InstrumentState, request: ParsedOrderRequest): boolean {
     const quote = ticksOf(request.side === 'BUY' ? state.ask : state.bid, state.priceDecimals);
     const price = request.limit_price ?? request.stop_price ?? quote;
+    const leverage = effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null);
+    if (this.clearlyWithinMargin(state, request.quantity.toNumber() * price.toNumber(), leverage.toNumber()))
+      return false;
     const orderUnits = request.side === 'BUY' ? request.quantity : request.quantity.neg();
     let current = new Dec(0);
     let held = new Dec(0);
@@ -970,7 +973,6 @@ export class SimulationEngine {
         held = held.plus(this.positionMargin(p));
       }
     }
-    const leverage = effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null);
     const delta = exposureDelta(current, orderUnits);
     const additionalMargin = requiredMargin(
       this.converter.toUsd(delta.times(price), state.spec.denomination),
@@ -978,6 +980,18 @@ export class SimulationEngine {
     );
     const marginUsed = this.marginUsed().minus(releasedMargin(current, orderUnits, held));
     return wouldExceedMargin({ equity: this.account.equity, marginUsed, additionalMargin });
+  }
+
+  /**
+   * A float pre-check: when the whole order (as if it added exposure, freeing nothing) fits the free
+   * margin by more than a relative 1e-9, the exact check cannot refuse it either.
+   */
+  private clearlyWithinMargin(state: InstrumentState, notionalApprox: number, leverage: number): boolean {
+    const approx = this.book.size > 0 ? this.book.approxTotals(this.leverageOf) : FLAT;
+    const equity = this.balanceApprox + approx.unrealizedUsd;
+    const rate = this.converter.usdPerUnitApprox(state.spec.denomination);
+    const needed = approx.marginUsd + (Math.abs(notionalApprox) * rate) / leverage;
+    return Number.isFinite(needed) && Number.isFinite(equity) && needed < equity * (1 - 1e-9);
   }
 
   /** The three result files and the metrics, from everything replayed so far. */
@@ -1246,7 +1260,7 @@ export class SimulationEngine {
     if (state.hasQuote) {
       this.book.markTicks(order.symbol, state.bid, state.ask, state.priceDecimals);
     }
-    if (this.book.positions(order.symbol).length > 0 || this.conversionPairs.has(order.symbol))
+    if (this.book.holds(order.symbol) || this.conversionPairs.has(order.symbol))
       this.marked.add(order.symbol);
     else this.marked.delete(order.symbol);
     const isLeg = this.legs.has(order.id);

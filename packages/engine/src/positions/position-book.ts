@@ -386,6 +386,12 @@ export class PositionBook {
     return outcome;
   }
 
+  /** Whether a position of `symbol` is open (no snapshot made). */
+  holds(symbol: string): boolean {
+    for (const p of this.open.values()) if (p.symbol === symbol) return true;
+    return false;
+  }
+
   /** How many positions are open. */
   get size(): number {
     return this.open.size;

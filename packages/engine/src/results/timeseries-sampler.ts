@@ -196,7 +196,7 @@ export class TimeseriesSampler {
   offer(point: SamplePoint): void {
     const values = valuesOf(point);
     const prev = this.held;
-    const sameBalance = prev.values !== undefined && prev.values.balance.eq(values.balance);
+    const sameBalance = prev.values?.balance.eq(values.balance) === true;
     this.offerPoint({
       time: point.time,
       navApprox: values.nav.toNumber(),
