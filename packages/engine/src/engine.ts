@@ -175,13 +175,17 @@ function marginStateApprox(nav: number, margin: number): MarginState | undefined
   if (!Number.isFinite(nav) || !Number.isFinite(margin)) return undefined;
   if (margin <= 0) return 'ok';
   const level = (nav / margin) * 100;
-  const thresholds = [MARGIN_LEVELS.stopOutPct, MARGIN_LEVELS.callPct, MARGIN_LEVELS.warningPct].map(Number);
-  if (thresholds.some((t) => Math.abs(level - t) <= 1e-9 * t)) return undefined;
-  if (level <= Number(MARGIN_LEVELS.stopOutPct)) return 'stop_out';
-  if (level <= Number(MARGIN_LEVELS.callPct)) return 'call';
-  if (level <= Number(MARGIN_LEVELS.warningPct)) return 'warning';
+  const [stopOut, call, warning] = LEVELS_APPROX;
+  if (LEVELS_APPROX.some((t) => Math.abs(level - t) <= 1e-9 * t)) return undefined;
+  if (level <= stopOut) return 'stop_out';
+  if (level <= call) return 'call';
+  if (level <= warning) return 'warning';
   return 'ok';
 }
+
+const LEVELS_APPROX = [MARGIN_LEVELS.stopOutPct, MARGIN_LEVELS.callPct, MARGIN_LEVELS.warningPct].map(
+  Number,
+) as [number, number, number];
 
 const MINUTE_MS = 60_000;
 const iso = isoTime;
@@ -944,7 +948,10 @@ export class SimulationEngine {
   /** Margin locked by open positions: notional in USD at the current price over the leverage. */
   marginUsed(): Dec {
     let used = new Dec(0);
-    for (const position of this.book.positions()) used = used.plus(this.positionMargin(position));
+    for (const { symbol, notionalUsd } of this.book.notionalsUsd()) {
+      const spec = (this.bySymbol.get(symbol) as InstrumentState).spec;
+      used = used.plus(requiredMargin(notionalUsd, effectiveLeverage(assetClassOf(spec.market))));
+    }
     return used;
   }
 
@@ -1280,14 +1287,17 @@ export class SimulationEngine {
       timestamp: iso(at),
     };
     this.tradeLog.push(trade);
-    this.emit(state, 'trade_update', { type: 'trade', event: 'TRADE_FILLED', trade, timestamp: iso(at) });
-    for (const event of outcome.events) {
-      this.emit(state, 'position_update', {
-        type: 'position',
-        event: event.type,
-        position: event.position.view,
-        timestamp: iso(at),
-      });
+    if (state.updates.has('trade_update'))
+      this.outbox.push({ type: 'trade', event: 'TRADE_FILLED', trade, timestamp: iso(at) });
+    if (state.updates.has('position_update')) {
+      for (const event of outcome.events) {
+        this.outbox.push({
+          type: 'position',
+          event: event.type,
+          position: event.position.view,
+          timestamp: iso(at),
+        });
+      }
     }
     this.emitAccount(at);
     this.settleGroup(order.id);

@@ -166,6 +166,18 @@ export class CurrencyConverter {
     return pair.operation === 'divide' ? value.div(mid) : value.times(mid);
   }
 
+  /**
+   * `toUsd` at the rate of this moment, for later use (a snapshot converts with the rate it was taken
+   * at). Before the pair's first quote, the returned function throws as `toUsd` would.
+   */
+  rateNow(currency: string): (amount: Dec) => Dec {
+    if (currency === ACCOUNT_CURRENCY) return (amount) => amount;
+    const pair = this.pairs.get(currency);
+    const mid = pair && this.mids.get(pair.symbol)?.mid;
+    if (!pair || !mid) return (amount) => this.toUsd(amount, currency);
+    return (amount) => (pair.operation === 'divide' ? new Dec(amount).div(mid) : new Dec(amount).times(mid));
+  }
+
   private rateOf(currency: string): { pair: ConversionPair; mid: Dec } {
     const pair = this.pairs.get(currency);
     if (!pair) {

@@ -1,4 +1,4 @@
-import { Dec } from '@hindsight/core';
+import { Dec, ticksToDecimalString } from '@hindsight/core';
 import {
   type Direction,
   highFirst,
@@ -56,13 +56,42 @@ export interface BarOutcome {
 
 const decimalsOf = (d: Dec) => Math.max(0, d.decimalPlaces());
 
+/**
+ * A resting order's prices as integers at the scale of the bars it is compared with, made once per
+ * order (and again only if the bars' decimals or the order's prices change), so evaluating a bar is
+ * integer arithmetic.
+ */
+interface Prepared {
+  order: RestingOrder;
+  /** The bars' `priceDecimals` these integers were made for (-1: not yet). */
+  barDecimals: number;
+  scale: number;
+  factor: number;
+  limit: number;
+  stop: number;
+  /** Trailing stops: the best price, as an integer at `scale` (`order.trailing.best` follows lazily). */
+  best: number;
+  bestDirty: boolean;
+  trailingStop: ((best: number) => number) | undefined;
+}
+
 export class InstrumentMatcher {
-  private readonly orders = new Map<string, RestingOrder>();
+  private readonly orders = new Map<string, Prepared>();
 
   constructor(readonly symbol: string) {}
 
   add(order: RestingOrder): void {
-    this.orders.set(order.id, { ...order });
+    this.orders.set(order.id, {
+      order: { ...order, ...(order.trailing && { trailing: { ...order.trailing } }) },
+      barDecimals: -1,
+      scale: 0,
+      factor: 1,
+      limit: 0,
+      stop: 0,
+      best: 0,
+      bestDirty: false,
+      trailingStop: undefined,
+    });
   }
 
   remove(orderId: string): boolean {
@@ -74,13 +103,19 @@ export class InstrumentMatcher {
   }
 
   get(orderId: string): RestingOrder | undefined {
-    return this.orders.get(orderId);
+    const prepared = this.orders.get(orderId);
+    if (!prepared) return undefined;
+    this.syncBest(prepared);
+    return prepared.order;
   }
 
   /** Replaces prices of a resting order in place (the order keeps its id). */
   update(orderId: string, changes: Partial<Pick<RestingOrder, 'limit' | 'stop' | 'trailing'>>): void {
-    const order = this.orders.get(orderId);
-    if (order) Object.assign(order, changes);
+    const prepared = this.orders.get(orderId);
+    if (!prepared) return;
+    this.syncBest(prepared);
+    Object.assign(prepared.order, changes);
+    prepared.barDecimals = -1;
   }
 
   /** Ids of the resting orders, in insertion order. */
@@ -102,24 +137,51 @@ export class InstrumentMatcher {
     const triggered: string[] = [];
     if (this.orders.size === 0) return { fills, triggered };
     const upFirst = highFirst(bar.bid, bar.ask);
-    for (const order of this.orders.values()) {
-      const scale = Math.max(bar.priceDecimals, ...this.priceDecimals(order));
-      const factor = 10 ** (scale - bar.priceDecimals);
-      const side = order.direction === 'BUY' ? bar.ask : bar.bid;
-      const path = scalePath(pathOf(side, upFirst), factor);
-      const toInt = (d: Dec) => d.times(new Dec(10).pow(scale)).toNumber();
-      const toDec = (p: number) => new Dec(p).div(new Dec(10).pow(scale));
-      const fill = this.evaluate(order, path, toInt, toDec, scale);
+    const bidPath = pathOf(bar.bid, upFirst);
+    const askPath = pathOf(bar.ask, upFirst);
+    for (const prepared of this.orders.values()) {
+      if (prepared.barDecimals !== bar.priceDecimals) this.prepare(prepared, bar.priceDecimals);
+      const order = prepared.order;
+      const path = scalePath(order.direction === 'BUY' ? askPath : bidPath, prepared.factor);
+      const fill = this.evaluate(prepared, path);
       if (fill === 'triggered') {
         order.triggered = true;
         triggered.push(order.id);
       } else if (fill) {
-        fills.push({ orderId: order.id, price: toDec(fill.price), segment: fill.segment });
+        fills.push({
+          orderId: order.id,
+          price: toDecimal(fill.price, prepared.scale),
+          segment: fill.segment,
+        });
       }
     }
     fills.sort((a, b) => a.segment - b.segment);
     for (const f of fills) this.orders.delete(f.orderId);
     return { fills, triggered };
+  }
+
+  private prepare(prepared: Prepared, barDecimals: number): void {
+    this.syncBest(prepared);
+    const order = prepared.order;
+    const scale = Math.max(barDecimals, ...this.priceDecimals(order));
+    const unit = new Dec(10).pow(scale);
+    const toInt = (d: Dec | undefined) => (d ? d.times(unit).toNumber() : 0);
+    prepared.barDecimals = barDecimals;
+    prepared.scale = scale;
+    prepared.factor = 10 ** (scale - barDecimals);
+    prepared.limit = toInt(order.limit);
+    prepared.stop = toInt(order.stop);
+    if (order.trailing) {
+      prepared.best = toInt(order.trailing.best);
+      prepared.trailingStop = trailingStop(order.direction, order.trailing, scale);
+    }
+  }
+
+  /** Writes a trailing stop's integer best price back to the order as a decimal. */
+  private syncBest(prepared: Prepared): void {
+    if (!prepared.bestDirty || !prepared.order.trailing) return;
+    prepared.order.trailing.best = toDecimal(prepared.best, prepared.scale);
+    prepared.bestDirty = false;
   }
 
   private priceDecimals(order: RestingOrder): number[] {
@@ -133,39 +195,37 @@ export class InstrumentMatcher {
     return out;
   }
 
-  private evaluate(
-    order: RestingOrder,
-    path: PathPoints,
-    toInt: (d: Dec) => number,
-    toDec: (p: number) => Dec,
-    scale: number,
-  ): PathFill | 'triggered' | undefined {
+  private evaluate(prepared: Prepared, path: PathPoints): PathFill | 'triggered' | undefined {
+    const order = prepared.order;
     switch (order.kind) {
       case 'LIMIT':
-        return limitFill(order.direction, toInt(order.limit as Dec), path);
+        return limitFill(order.direction, prepared.limit, path);
       case 'STOP':
-        return stopTrigger(order.direction, toInt(order.stop as Dec), path);
+        return stopTrigger(order.direction, prepared.stop, path);
       case 'STOP_LIMIT': {
-        if (order.triggered) return limitFill(order.direction, toInt(order.limit as Dec), path);
-        const result = stopLimitFill(
-          order.direction,
-          toInt(order.stop as Dec),
-          toInt(order.limit as Dec),
-          path,
-        );
+        if (order.triggered) return limitFill(order.direction, prepared.limit, path);
+        const result = stopLimitFill(order.direction, prepared.stop, prepared.limit, path);
         if (!result) return undefined;
         return result.fill ?? 'triggered';
       }
       case 'TRAILING_STOP': {
-        const trailing = order.trailing as NonNullable<RestingOrder['trailing']>;
-        const stopFor = trailingStop(order.direction, trailing, scale);
-        const result = trailingStopFill(order.direction, toInt(trailing.best), stopFor, path);
-        trailing.best = toDec(result.best);
+        const result = trailingStopFill(
+          order.direction,
+          prepared.best,
+          prepared.trailingStop as (best: number) => number,
+          path,
+        );
+        if (result.best !== prepared.best) {
+          prepared.best = result.best;
+          prepared.bestDirty = true;
+        }
         return result.fill;
       }
     }
   }
 }
+
+const toDecimal = (ticks: number, scale: number): Dec => new Dec(ticksToDecimalString(ticks, scale));
 
 function scalePath(path: PathPoints, factor: number): PathPoints {
   if (factor === 1) return path;

@@ -549,40 +549,116 @@ export class PositionBook {
   }
 
   private snapshot(p: Position): PositionSnapshot {
-    const currentPrice = this.currentPrice(p.symbol, p.side);
-    const unrealizedPnl = p.quantity.isZero() ? ZERO : this.unrealizedQuote(p, currentPrice);
-    const unrealizedPnlUsd =
-      p.currency === ACCOUNT_CURRENCY || unrealizedPnl.isZero()
-        ? unrealizedPnl
-        : this.converter.toUsd(unrealizedPnl, p.currency);
-    const averageEntryPrice = p.average();
-    return {
-      id: p.id,
-      symbol: p.symbol,
-      currency: p.currency,
-      side: p.side,
-      quantity: new Dec(p.quantity),
-      averageEntryPrice,
-      currentPrice,
-      unrealizedPnl: new Dec(unrealizedPnl),
-      unrealizedPnlUsd: new Dec(unrealizedPnlUsd),
-      realizedPnlUsd: new Dec(p.realizedUsd),
-      openedAt: p.openedAt,
-      updatedAt: p.updatedAt,
-      openLots: [...p.lots],
-      view: {
-        id: p.id,
-        symbol: p.symbol,
-        side: p.side,
-        quantity: toDecimalString(p.quantity),
-        average_entry_price: toDecimalString(averageEntryPrice),
-        current_price: toDecimalString(currentPrice),
-        unrealized_pnl: toDecimalString(unrealizedPnl),
-        realized_pnl: toDecimalString(p.realizedUsd),
-        opened_at: isoTime(p.openedAt),
-        updated_at: isoTime(p.updatedAt),
-      },
+    return new Snapshot(p, this.currentPrice(p.symbol, p.side), this.converter.rateNow(p.currency));
+  }
+
+  /** Margin inputs of the open positions without snapshots: USD notional at the current price. */
+  notionalsUsd(): { symbol: string; notionalUsd: Dec }[] {
+    const out: { symbol: string; notionalUsd: Dec }[] = [];
+    for (const p of this.open.values()) {
+      const value = new Dec(p.quantity).times(this.currentPrice(p.symbol, p.side));
+      out.push({ symbol: p.symbol, notionalUsd: this.converter.toUsd(value, p.currency) });
+    }
+    return out;
+  }
+}
+
+/**
+ * A position as it was when taken: the immutable numbers are captured at once (decimal values are
+ * never mutated, so keeping references is a copy), and what is derived from them (P&L, the wire view)
+ * is computed when first read. Most snapshots a fill makes are never read.
+ */
+class Snapshot implements PositionSnapshot {
+  readonly id: string;
+  readonly symbol: string;
+  readonly currency: string;
+  readonly side: PositionSide;
+  readonly openedAt: number;
+  readonly updatedAt: number;
+  readonly openLots: readonly OpenTradeLot[];
+  private readonly exactQuantity: Dec;
+  private readonly cost: Dec;
+  private readonly realized: Dec;
+  private readonly lastAverage: Dec;
+  private cache: Partial<
+    Pick<
+      PositionSnapshot,
+      'quantity' | 'averageEntryPrice' | 'unrealizedPnl' | 'unrealizedPnlUsd' | 'realizedPnlUsd' | 'view'
+    >
+  > = {};
+
+  constructor(
+    p: Position,
+    readonly currentPrice: Dec,
+    private readonly toUsd: (amount: Dec) => Dec,
+  ) {
+    this.id = p.id;
+    this.symbol = p.symbol;
+    this.currency = p.currency;
+    this.side = p.side;
+    this.openedAt = p.openedAt;
+    this.updatedAt = p.updatedAt;
+    this.openLots = [...p.lots];
+    this.exactQuantity = p.quantity;
+    this.cost = p.cost;
+    this.realized = p.realizedUsd;
+    this.lastAverage = p.lastAverage;
+  }
+
+  get quantity(): Dec {
+    this.cache.quantity ??= new Dec(this.exactQuantity);
+    return this.cache.quantity;
+  }
+
+  get averageEntryPrice(): Dec {
+    this.cache.averageEntryPrice ??= this.exactQuantity.isZero()
+      ? this.lastAverage
+      : new Dec(this.cost).div(this.exactQuantity);
+    return this.cache.averageEntryPrice;
+  }
+
+  /** Quote currency: current x quantity - cost (long), exact. */
+  get unrealizedPnl(): Dec {
+    if (!this.cache.unrealizedPnl) {
+      if (this.exactQuantity.isZero()) this.cache.unrealizedPnl = ZERO;
+      else {
+        const value = new Exact(this.currentPrice).times(this.exactQuantity);
+        this.cache.unrealizedPnl = new Dec(
+          this.side === 'LONG' ? value.minus(this.cost) : new Exact(this.cost).minus(value),
+        );
+      }
+    }
+    return this.cache.unrealizedPnl;
+  }
+
+  get unrealizedPnlUsd(): Dec {
+    if (!this.cache.unrealizedPnlUsd) {
+      const quote = this.unrealizedPnl;
+      this.cache.unrealizedPnlUsd =
+        this.currency === ACCOUNT_CURRENCY || quote.isZero() ? quote : new Dec(this.toUsd(quote));
+    }
+    return this.cache.unrealizedPnlUsd;
+  }
+
+  get realizedPnlUsd(): Dec {
+    this.cache.realizedPnlUsd ??= new Dec(this.realized);
+    return this.cache.realizedPnlUsd;
+  }
+
+  get view(): PositionView {
+    this.cache.view ??= {
+      id: this.id,
+      symbol: this.symbol,
+      side: this.side,
+      quantity: toDecimalString(this.exactQuantity),
+      average_entry_price: toDecimalString(this.averageEntryPrice),
+      current_price: toDecimalString(this.currentPrice),
+      unrealized_pnl: toDecimalString(this.unrealizedPnl),
+      realized_pnl: toDecimalString(this.realized),
+      opened_at: isoTime(this.openedAt),
+      updated_at: isoTime(this.updatedAt),
     };
+    return this.cache.view;
   }
 }
 
