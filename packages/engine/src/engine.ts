@@ -88,6 +88,11 @@ export interface EngineConfig {
   slippage?: SlippageSettings;
   funding?: FundingSettings;
   engineVersion?: string;
+  /**
+   * Volume participation (docs/fills.md): the largest share of a bar's volume that fills may take, a
+   * decimal in (0, 1]. Unset: fills are never limited by volume (orders fill whole).
+   */
+  maxVolumeParticipation?: string;
   /** Check the accounting identity after every group of bars (tests and debug runs). */
   assertIdentity?: boolean;
 }
@@ -163,9 +168,21 @@ interface InstrumentState {
   hasQuote: boolean;
   /** The asset class's default leverage as a float (margin pre-checks only). */
   leverageApprox: number;
+  /** The last bar's volume (ticks) and what fills have taken of it under a participation limit. */
+  volume: number;
+  volumeDecimals: number;
+  consumed: Dec;
 }
 
 const FLAT = { unrealizedUsd: 0, marginUsd: 0 };
+
+function participationOf(value: string | undefined): Dec | undefined {
+  if (value === undefined) return undefined;
+  const share = new Dec(value);
+  if (!share.gt(0) || share.gt(1))
+    throw new RangeError(`maxVolumeParticipation must be in (0, 1], not ${value}`);
+  return share;
+}
 
 /**
  * The margin state from floats, or undefined when the level is within a relative 1e-9 of a threshold
@@ -206,6 +223,7 @@ export class SimulationEngine {
   /** Bracket exit legs: which leg, and the position they protect (hedging targets it). */
   private readonly legs = new Map<string, { leg: 'stop' | 'take'; positionId: string | undefined }>();
   private readonly tradeLog: WireTrade[] = [];
+  private readonly participation: Dec | undefined;
   /** The account's margin state at the last check (events fire only on a move to a worse state). */
   private marginLevel: MarginState = 'ok';
   private readonly commission: CommissionSettings;
@@ -235,6 +253,7 @@ export class SimulationEngine {
     cursorSymbols: readonly string[],
   ) {
     this.clock = config.startTime;
+    this.participation = participationOf(config.maxVolumeParticipation);
     this.commission = config.commission ?? ZERO_COMMISSION;
     this.slippage = config.slippage ?? NO_SLIPPAGE;
     this.converter = new CurrencyConverter(config.instruments);
@@ -268,6 +287,9 @@ export class SimulationEngine {
         priceDecimals: 0,
         hasQuote: false,
         leverageApprox: effectiveLeverage(assetClassOf(spec.market)).toNumber(),
+        volume: 0,
+        volumeDecimals: 0,
+        consumed: ZERO,
       };
       this.bySymbol.set(spec.symbol, state);
     }
@@ -384,51 +406,95 @@ export class SimulationEngine {
       return this.reject(order, 'REDUCE_ONLY_VIOLATED');
     if (state.hasQuote && !this.isReducing(order) && this.exceedsMargin(state, request))
       return this.reject(order, 'INSUFFICIENT_MARGIN');
+    if (request.order_type === 'MARKET' && !state.hasQuote) return this.reject(order, 'MARKET_CLOSED');
+    const quote = this.marketablePrice(state, request);
+    if (quote && request.post_only) return this.reject(order, 'POST_ONLY_VIOLATED');
+    // In its group before it can fill: a fill at once cancels the group's other members.
+    if (request.oco_group_id) this.join(`oco:${request.oco_group_id}`, id);
     if (request.order_type === 'MARKET') {
-      if (!state.hasQuote) return this.reject(order, 'MARKET_CLOSED');
       const base =
         request.side === 'BUY'
           ? ticksOf(state.ask, state.priceDecimals)
           : ticksOf(state.bid, state.priceDecimals);
-      this.execute(state, order, base, this.clock, options.closeReason);
+      this.fillNow(state, order, base, options.closeReason);
       return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
     }
-    const quote = this.marketablePrice(state, request);
-    if (quote && request.post_only) return this.reject(order, 'POST_ONLY_VIOLATED');
     if (quote) {
       // Marketable at submission: it trades now at the current quote (a limit gets the better price).
-      this.execute(state, order, quote);
+      this.fillNow(state, order, quote);
       return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
     }
     if (isImmediate(request.time_in_force)) {
-      // IOC/FOK against candle data: all at once or nothing (no volume-participation limit configured).
-      const cancelled = withStatus(order, 'CANCELLED', this.clock);
-      this.orders.set(id, cancelled);
-      this.emitOrder('ORDER_CANCELLED', cancelled);
-      return { ok: true, handle: toOrderHandle(cancelled) };
+      // IOC/FOK get one attempt, at once: nothing is marketable, so nothing fills.
+      return { ok: true, handle: toOrderHandle(this.cancelLive(id)) };
     }
-    order = withStatus(order, 'OPEN', this.clock);
-    this.orders.set(id, order);
-    const expiry = expiresAt(request.time_in_force, state.spec.calendar, this.clock);
-    if (expiry !== null) this.expiries.set(id, expiry);
-    const resting: RestingOrder = {
-      id,
-      direction: request.side,
-      kind: request.order_type,
-      ...(request.limit_price && { limit: request.limit_price }),
-      ...(request.stop_price && { stop: request.stop_price }),
-      ...(request.order_type === 'TRAILING_STOP' &&
-        request.trailing_distance && {
+    order = this.addResting(state, order);
+    return { ok: true, handle: toOrderHandle(order) };
+  }
+
+  /**
+   * An order that trades at once at `price`. Without a volume limit it fills whole. With one, it fills
+   * what the current bar's volume allows: FOK only when all of it fits (else it is cancelled), IOC
+   * cancels the rest, any other order rests with the rest (a market order or a triggered stop as a
+   * market order filling at the next bars' opens).
+   */
+  private fillNow(state: InstrumentState, order: OrderRecord, price: Dec, closeReason?: CloseReason): void {
+    const available = this.availableUnits(state);
+    if (order.time_in_force === 'FOK' && available?.lt(remainingQuantity(order))) {
+      this.cancelLive(order.id);
+      return;
+    }
+    this.execute(state, order, price, this.clock, closeReason);
+    const after = this.orders.get(order.id) as OrderRecord;
+    if (isTerminal(after.status)) return;
+    if (isImmediate(after.time_in_force)) this.cancelLive(after.id);
+    else this.addResting(state, after, true);
+  }
+
+  /**
+   * Puts a live order in its instrument's book (OPEN unless partly filled), with its DAY expiry.
+   * `triggered`: it already traded at once, so a stop rests as a market order and a stop-limit as its
+   * limit.
+   */
+  private addResting(state: InstrumentState, order: OrderRecord, triggered = false): OrderRecord {
+    const live = order.status === 'PENDING' ? withStatus(order, 'OPEN', this.clock) : order;
+    this.orders.set(order.id, live);
+    const expiry = expiresAt(live.time_in_force, state.spec.calendar, live.created_at);
+    if (expiry !== null) this.expiries.set(live.id, expiry);
+    let kind: RestingOrder['kind'] = live.order_type;
+    if (triggered && (kind === 'STOP' || kind === 'TRAILING_STOP')) kind = 'MARKET';
+    if (triggered && kind === 'STOP_LIMIT') kind = 'LIMIT';
+    if (state.matcher.has(live.id)) {
+      state.matcher.update(live.id, { kind });
+      return live;
+    }
+    state.matcher.add({
+      id: live.id,
+      direction: live.side,
+      kind,
+      ...(live.limit_price && { limit: live.limit_price }),
+      ...(live.stop_price && { stop: live.stop_price }),
+      ...(kind === 'TRAILING_STOP' &&
+        live.trailing_distance && {
           trailing: {
-            type: request.trailing_type ?? 'ABSOLUTE',
-            distance: request.trailing_distance,
-            best: ticksOf(request.side === 'SELL' ? state.bid : state.ask, state.priceDecimals),
+            type: live.trailing_type ?? 'ABSOLUTE',
+            distance: live.trailing_distance,
+            best: ticksOf(live.side === 'SELL' ? state.bid : state.ask, state.priceDecimals),
           },
         }),
-    };
-    state.matcher.add(resting);
-    if (request.oco_group_id) this.join(`oco:${request.oco_group_id}`, id);
-    return { ok: true, handle: toOrderHandle(order) };
+    });
+    return live;
+  }
+
+  /**
+   * Units the current bar still offers an order under the volume-participation limit: the limit x the
+   * bar's volume, less what fills took from it; undefined when no limit is configured.
+   */
+  private availableUnits(state: InstrumentState): Dec | undefined {
+    if (!this.participation) return undefined;
+    const volume = new Dec(ticksToDecimalString(state.volume, state.volumeDecimals));
+    const left = this.participation.times(volume).minus(state.consumed);
+    return left.gt(0) ? left : ZERO;
   }
 
   private nextOrderId(): string {
@@ -505,8 +571,35 @@ export class SimulationEngine {
     }
   }
 
+  /**
+   * An entry with a stop-loss and/or take-profit filled `units`: its first fill places the exit legs,
+   * sized to it; each later fill (under a volume limit) grows the live legs by its units.
+   */
+  private bracketOnFill(state: InstrumentState, entry: OrderRecord, units: Dec, outcome: FillOutcome): void {
+    const live = [...(this.groups.get(`bracket:${entry.id}`) ?? [])].filter((id) => this.legs.has(id));
+    if (live.length === 0) {
+      const opened = outcome.events.find(
+        (e) => e.type === 'POSITION_OPENED' || e.type === 'POSITION_MODIFIED',
+      );
+      const positionId = this.config.positionMode === 'hedging' ? opened?.position.view.id : undefined;
+      this.placeBracket(state, entry, positionId, units);
+      return;
+    }
+    for (const legId of live) {
+      const leg = this.orders.get(legId) as OrderRecord;
+      const grown: OrderRecord = { ...leg, quantity: leg.quantity.plus(units), updated_at: this.clock };
+      this.orders.set(legId, grown);
+      this.emitOrder('BRACKET_ORDER_MODIFIED', grown);
+    }
+  }
+
   /** Places the exit legs of a filled entry that asked for a stop-loss and/or a take-profit. */
-  private placeBracket(state: InstrumentState, entry: OrderRecord, positionId: string | undefined): void {
+  private placeBracket(
+    state: InstrumentState,
+    entry: OrderRecord,
+    positionId: string | undefined,
+    quantity: Dec,
+  ): void {
     const group = `bracket:${entry.id}`;
     const exitSide = entry.side === 'BUY' ? 'SELL' : 'BUY';
     const legs: ['stop' | 'take', Dec | null][] = [
@@ -520,7 +613,7 @@ export class SimulationEngine {
         {
           symbol: entry.symbol,
           side: exitSide,
-          quantity: entry.filled_quantity,
+          quantity,
           order_type: leg === 'stop' ? 'STOP' : 'LIMIT',
           time_in_force: 'GTC',
           ...(leg === 'stop' ? { stop_price: price } : { limit_price: price }),
@@ -724,11 +817,7 @@ export class SimulationEngine {
     this.emitOrder(this.legs.has(orderId) ? 'BRACKET_ORDER_MODIFIED' : 'ORDER_MODIFIED', next);
     if (next.status === 'FILLED') this.settleGroup(orderId);
     if (changes.stop_loss || changes.take_profit) this.moveBracketOf(orderId, changes);
-    if (quote && resting) {
-      state.matcher.remove(orderId);
-      this.expiries.delete(orderId);
-      this.execute(state, next, quote);
-    }
+    if (quote && resting) this.fillNow(state, this.orders.get(orderId) as OrderRecord, quote);
     return { ok: true, order: this.orders.get(orderId) as OrderRecord };
   }
 
@@ -1016,6 +1105,9 @@ export class SimulationEngine {
   }
 
   private onBar(state: InstrumentState, batch: BidAskBarBatch, row: number): void {
+    state.volume = batch.volume[row] as number;
+    state.volumeDecimals = batch.volumeDecimals;
+    if (this.participation) state.consumed = ZERO;
     if (state.matcher.size > 0) {
       const outcome = state.matcher.onBar({
         priceDecimals: batch.priceDecimals,
@@ -1036,8 +1128,10 @@ export class SimulationEngine {
         const order = this.orders.get(fill.orderId) as OrderRecord;
         // A sibling that filled earlier in this bar has cancelled it (one-cancels-other).
         if (order.status !== 'OPEN' && order.status !== 'PARTIALLY_FILLED') continue;
-        this.expiries.delete(fill.orderId);
         this.execute(state, order, fill.price, (batch.time[row] as number) + MINUTE_MS);
+        // Filled in part under a volume limit: a triggered stop goes on as a market order.
+        const after = this.orders.get(fill.orderId) as OrderRecord;
+        if (!isTerminal(after.status) && state.matcher.has(after.id)) this.addResting(state, after, true);
       }
     }
     for (const aggregator of state.candles) {
@@ -1228,17 +1322,31 @@ export class SimulationEngine {
     at = this.clock,
     closeReason?: CloseReason,
   ): void {
-    const remaining = remainingQuantity(order);
-    let units = remaining;
+    let units = remainingQuantity(order);
     let positionId: string | undefined;
+    /** Trimmed to its position: the rest can never fill and is cancelled. */
+    let trimmed = false;
     if (this.isReducing(order)) {
       const reduction = this.reduction(order);
       if (reduction.units.isZero()) {
         this.cancelLive(order.id);
         return;
       }
-      if (reduction.units.lt(units)) units = reduction.units;
+      if (reduction.units.lt(units)) {
+        units = reduction.units;
+        trimmed = true;
+      }
       positionId = reduction.positionId;
+    }
+    const available = this.availableUnits(state);
+    if (available !== undefined) {
+      // Volume-limited: the rest waits for the next bars.
+      if (available.isZero()) return;
+      if (available.lt(units)) {
+        units = available;
+        trimmed = false;
+      }
+      state.consumed = state.consumed.plus(units);
     }
     const currency = state.spec.denomination;
     const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
@@ -1300,19 +1408,15 @@ export class SimulationEngine {
       }
     }
     this.emitAccount(at);
-    this.settleGroup(order.id);
-    // A trimmed reducing order has nothing left to do: its remainder is cancelled.
-    if (filled.status === 'PARTIALLY_FILLED' && units.lt(remaining)) this.cancelLive(order.id);
-    if (!isLeg && (filled.stop_loss || filled.take_profit)) {
-      const opened = outcome.events.find(
-        (e) => e.type === 'POSITION_OPENED' || e.type === 'POSITION_MODIFIED',
-      );
-      this.placeBracket(
-        state,
-        filled,
-        this.config.positionMode === 'hedging' ? opened?.position.view.id : undefined,
-      );
+    if (filled.status === 'FILLED') {
+      state.matcher.remove(order.id);
+      this.expiries.delete(order.id);
     }
+    // A partly filled exit leg shrinks its sibling (below) instead of cancelling it.
+    if (!isLeg || filled.status === 'FILLED') this.settleGroup(order.id);
+    // A trimmed reducing order has nothing left to do: its remainder is cancelled.
+    if (trimmed) this.cancelLive(order.id);
+    if (!isLeg && (filled.stop_loss || filled.take_profit)) this.bracketOnFill(state, filled, units, outcome);
     this.reconcileLegs(order.symbol, at);
   }
 

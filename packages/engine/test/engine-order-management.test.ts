@@ -339,3 +339,103 @@ describe('engine margin events and stop-out', () => {
     assert.ok(encodeResultFiles(engine.results()));
   });
 });
+
+describe('engine volume participation', () => {
+  // Every bar trades 4 units; at 50 % participation fills may take 2 units of each bar.
+  const limited = { ...ALL_UPDATES, maxVolumeParticipation: '0.5' };
+  const bars = (n: number) => cursorOf([FIRST, ...Array.from({ length: n }, () => QUIET)], undefined, 4);
+  const fills = (engine: SimulationEngine) => engine.trades().map((t) => [t.quantity, t.price, t.timestamp]);
+
+  it('fills a market order across bars: what the last bar allows now, the rest at the next opens', () => {
+    const engine = engineFor(limited);
+    const cursor = bars(3);
+    firstBatch(engine, cursor);
+    const id = submitted(engine, { side: 'BUY', quantity: '5', order_type: 'MARKET' });
+    assert.equal(engine.order(id)?.status, 'PARTIALLY_FILLED');
+    runAll(engine, cursor);
+    // At submission: 2 at the ask close 100.07; then 2 and 1 at the next bars' ask opens 100.07.
+    assert.deepEqual(fills(engine), [
+      ['2', '100.07', '2024-01-01T23:56:00.000Z'],
+      ['2', '100.07', '2024-01-01T23:57:00.000Z'],
+      ['1', '100.07', '2024-01-01T23:58:00.000Z'],
+    ]);
+    assert.equal(engine.order(id)?.status, 'FILLED');
+    assert.equal(engine.positions()[0]?.view.quantity, '5');
+  });
+
+  it('IOC takes what the volume allows and cancels the rest; FOK fills whole or not at all', () => {
+    const engine = engineFor(limited);
+    firstBatch(engine, bars(1));
+    const ioc = submitted(engine, { side: 'BUY', quantity: '5', order_type: 'MARKET', time_in_force: 'IOC' });
+    assert.equal(engine.order(ioc)?.status, 'CANCELLED');
+    assert.equal(engine.order(ioc)?.filled_quantity.toString(), '2');
+    // The bar's 2 units are taken: a FOK for 1 more cannot fill.
+    const fokNone = submitted(engine, {
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'MARKET',
+      time_in_force: 'FOK',
+    });
+    assert.equal(engine.order(fokNone)?.status, 'CANCELLED');
+    assert.equal(engine.order(fokNone)?.filled_quantity.toString(), '0');
+    assert.deepEqual(
+      fills(engine).map((f) => f[0]),
+      ['2'],
+    );
+  });
+
+  it('grows the exit legs with each fill of the entry', () => {
+    const engine = engineFor(limited);
+    const cursor = bars(2);
+    firstBatch(engine, cursor);
+    submitted(engine, {
+      side: 'BUY',
+      quantity: '4',
+      order_type: 'MARKET',
+      stop_loss: '90',
+      take_profit: '120',
+    });
+    const first = orderTrail(engine.drain()).filter((e) => String(e[0]).startsWith('BRACKET'));
+    assert.deepEqual(
+      first.map((e) => [e[0], e[3]]),
+      [
+        ['BRACKET_ORDER_CREATED', '2'],
+        ['BRACKET_ORDER_CREATED', '2'],
+      ],
+    );
+    const later = orderTrail(runAll(engine, cursor)).filter((e) => String(e[0]).startsWith('BRACKET'));
+    assert.deepEqual(
+      later.map((e) => [e[0], e[1], e[3]]),
+      first.map((e) => ['BRACKET_ORDER_MODIFIED', e[1], '4']),
+    );
+  });
+
+  it('a stop filled in part goes on as a market order at the next open', () => {
+    const engine = engineFor(limited);
+    const cursor = cursorOf(
+      [FIRST, QUIET, [10005, 10300, 10000, 10200], [10200, 10250, 10150, 10200]],
+      undefined,
+      4,
+    );
+    firstBatch(engine, cursor);
+    const id = submitted(engine, { side: 'BUY', quantity: '4', order_type: 'STOP', stop_price: '101' });
+    runAll(engine, cursor);
+    // Bar 3's ask rises through 101: 2 units at the stop; bar 4: the other 2 at its ask open 102.02.
+    assert.deepEqual(
+      fills(engine).map((f) => [f[0], f[1]]),
+      [
+        ['2', '101'],
+        ['2', '102.02'],
+      ],
+    );
+    assert.equal(engine.order(id)?.status, 'FILLED');
+  });
+
+  it('refuses a participation outside (0, 1]', () => {
+    assert.throws(
+      () => engineFor({ maxVolumeParticipation: '0' }),
+      /maxVolumeParticipation must be in \(0, 1\]/,
+    );
+    assert.throws(() => engineFor({ maxVolumeParticipation: '1.5' }), RangeError);
+  });
+});

@@ -19,7 +19,11 @@ import {
  * it reports. Bar prices are integers at `priceDecimals`; order prices are decimals, compared exactly
  * at a common integer scale.
  */
-export type RestingKind = 'LIMIT' | 'STOP' | 'STOP_LIMIT' | 'TRAILING_STOP';
+/**
+ * `MARKET` rests only as the unfilled part of a market order (or of a triggered stop) under a
+ * volume-participation limit: it fills at the open of the next bars.
+ */
+export type RestingKind = 'MARKET' | 'LIMIT' | 'STOP' | 'STOP_LIMIT' | 'TRAILING_STOP';
 
 export interface RestingOrder {
   id: string;
@@ -109,8 +113,11 @@ export class InstrumentMatcher {
     return prepared.order;
   }
 
-  /** Replaces prices of a resting order in place (the order keeps its id). */
-  update(orderId: string, changes: Partial<Pick<RestingOrder, 'limit' | 'stop' | 'trailing'>>): void {
+  /** Replaces prices (or, for a triggered stop filled in part, the kind) of a resting order in place. */
+  update(
+    orderId: string,
+    changes: Partial<Pick<RestingOrder, 'kind' | 'limit' | 'stop' | 'trailing'>>,
+  ): void {
     const prepared = this.orders.get(orderId);
     if (!prepared) return;
     this.syncBest(prepared);
@@ -129,8 +136,9 @@ export class InstrumentMatcher {
 
   /**
    * Evaluates every resting order against one bar, in insertion order, and returns the fills sorted
-   * by when they happened on the path (ties keep insertion order). Filled orders leave the book;
-   * triggered stop-limits stay as limits; trailing stops keep their new best price.
+   * by when they happened on the path (ties keep insertion order). Orders stay in the book: the
+   * engine removes what it filled whole (a fill may be limited by volume); triggered stop-limits stay
+   * as limits; trailing stops keep their new best price.
    */
   onBar(bar: MatcherBar): BarOutcome {
     const fills: FillIntent[] = [];
@@ -156,7 +164,6 @@ export class InstrumentMatcher {
       }
     }
     fills.sort((a, b) => a.segment - b.segment);
-    for (const f of fills) this.orders.delete(f.orderId);
     return { fills, triggered };
   }
 
@@ -198,6 +205,8 @@ export class InstrumentMatcher {
   private evaluate(prepared: Prepared, path: PathPoints): PathFill | 'triggered' | undefined {
     const order = prepared.order;
     switch (order.kind) {
+      case 'MARKET':
+        return { price: path[0], segment: 0 };
       case 'LIMIT':
         return limitFill(order.direction, prepared.limit, path);
       case 'STOP':

@@ -7,7 +7,12 @@ export const MINUTE = 60_000;
 export const START = Date.parse('2024-01-01T23:55:00Z');
 
 /** Bars in cents (2 decimals) for one instrument: [bidOpen, bidHigh, bidLow, bidClose]; ask = bid + 2. */
-export function cursorOf(rows: [number, number, number, number][], start = START): BarCursor {
+export function cursorOf(
+  rows: [number, number, number, number][],
+  start = START,
+  /** Volume of every bar (units). */
+  volume = 1,
+): BarCursor {
   const n = rows.length;
   const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
   const side = (k: number, add: number) => col((i) => ((rows[i] as number[])[k] as number) + add);
@@ -25,7 +30,7 @@ export function cursorOf(rows: [number, number, number, number][], start = START
     askHigh: side(1, 2),
     askLow: side(2, 2),
     askClose: side(3, 2),
-    volume: col(() => 1),
+    volume: col(() => volume),
   };
   let row = -1;
   return {
