@@ -30,6 +30,8 @@ export async function buildGatewayServer(
     loggerInstance: ctx.logs.for('gateway::http') as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // close() must not wait on sockets that will never finish (refused upgrades, idle keep-alive).
+    forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   app.setValidatorCompiler(requestValidatorCompiler);
@@ -37,6 +39,9 @@ export async function buildGatewayServer(
   registerErrorHandler(app);
   registerGuards(app, ctx);
   app.addHook('onResponse', async (request, reply) => {
+    // A refused WebSocket upgrade (401, 400 ...): nobody owns the raw socket, so end it here, or
+    // it would stay half-open and keep the server from closing.
+    if (request.headers.upgrade !== undefined && reply.statusCode >= 400) request.raw.socket.end();
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
   });
 

@@ -57,7 +57,7 @@ export class StrategyClient {
     const client = new StrategyClient(socket, options);
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(client));
-      socket.once('unexpected-response', (_req, res) => {
+      socket.once('unexpected-response', (req, res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => {
           body += chunk.toString();
