@@ -8,7 +8,7 @@ import {
   toDecimalString,
 } from '@hindsight/core';
 import { Account } from './account/account.ts';
-import { CurrencyConverter } from './account/currency.ts';
+import { CurrencyConverter, conversionProblems } from './account/currency.ts';
 import type { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { isoTime } from './iso-time.ts';
@@ -61,6 +61,14 @@ import type { CloseReason } from './results/trade-lot.ts';
  * touch in one bar, cancelled when the position closes otherwise) and client OCO groups; reduce-only,
  * margin checks and funding are wired next.
  */
+/** A configuration the engine cannot run (the message says what to change). */
+export class EngineConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineConfigError';
+  }
+}
+
 export interface EngineInstrument {
   symbol: string;
   market: MarketId;
@@ -180,7 +188,7 @@ function participationOf(value: string | undefined): Dec | undefined {
   if (value === undefined) return undefined;
   const share = new Dec(value);
   if (!share.gt(0) || share.gt(1))
-    throw new RangeError(`maxVolumeParticipation must be in (0, 1], not ${value}`);
+    throw new EngineConfigError(`maxVolumeParticipation must be in (0, 1], not ${value}`);
   return share;
 }
 
@@ -252,6 +260,8 @@ export class SimulationEngine {
     /** Index of each cursor `symbolIndex` in `config.instruments`. */
     cursorSymbols: readonly string[],
   ) {
+    const unconvertible = conversionProblems(config.instruments);
+    if (unconvertible.length > 0) throw new EngineConfigError(unconvertible.join(' '));
     this.clock = config.startTime;
     this.participation = participationOf(config.maxVolumeParticipation);
     this.commission = config.commission ?? ZERO_COMMISSION;

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type EngineEvent, encodeResultFiles, type SimulationEngine } from '../src/index.ts';
+import {
+  EngineConfigError,
+  type EngineEvent,
+  encodeResultFiles,
+  type SimulationEngine,
+} from '../src/index.ts';
 import { cursorOf, engineFor, firstBatch, runAll } from './support/engine-harness.ts';
 
 /** Bars in cents, ask = bid + 0.02: the first closes at bid 100.05 / ask 100.07. */
@@ -436,6 +441,23 @@ describe('engine volume participation', () => {
       () => engineFor({ maxVolumeParticipation: '0' }),
       /maxVolumeParticipation must be in \(0, 1\]/,
     );
-    assert.throws(() => engineFor({ maxVolumeParticipation: '1.5' }), RangeError);
+    assert.throws(() => engineFor({ maxVolumeParticipation: '1.5' }), EngineConfigError);
+  });
+
+  it('refuses at start an instrument whose currency cannot be converted to USD', () => {
+    const eurjpy = {
+      symbol: 'F:EURJPY',
+      market: 'FOREX',
+      underlying: 'EUR',
+      denomination: 'JPY',
+      calendar: 'fx',
+    } as const;
+    assert.throws(
+      () => engineFor({ instruments: [eurjpy], subscriptions: [] }),
+      (error: Error) =>
+        error instanceof EngineConfigError &&
+        error.message ===
+          'F:EURJPY is quoted in JPY, which cannot be converted to USD: the scenario needs a USDJPY or JPYUSD instrument for the rate.',
+    );
   });
 });

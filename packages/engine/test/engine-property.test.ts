@@ -247,6 +247,7 @@ interface Submit {
   kind: 'submit';
   side: Side;
   type: OrderType;
+  /** Index into the data set's quantities; past the end, most of the free margin. */
   qty: number;
   /** Price offsets in units of the data set's `unitBps`. */
   off1: number;
@@ -325,7 +326,7 @@ const submitArb: fc.Arbitrary<Submit> = fc.record({
     { weight: 2, arbitrary: fc.constant<OrderType>('STOP_LIMIT') },
     { weight: 2, arbitrary: fc.constant<OrderType>('TRAILING_STOP') },
   ),
-  qty: fc.nat({ max: 6 }),
+  qty: fc.nat({ max: 8 }),
   off1: offset(8),
   off2: offset(4),
   tif: fc.oneof(
@@ -384,12 +385,13 @@ const commandArb: fc.Arbitrary<Command> = fc.record({
   wait: fc.oneof(
     { weight: 3, arbitrary: fc.nat({ max: 3 }) },
     { weight: 3, arbitrary: fc.nat({ max: 60 }) },
-    { weight: 1, arbitrary: fc.nat({ max: 600 }) },
+    { weight: 1, arbitrary: fc.nat({ max: 300 }) },
   ),
   action: actionArb,
 });
 
-const rateArb = fc.constantFrom('0', '-0.05', '0.02', '-0.6', '1.25');
+/** Annual rates; -40 charges 11 % of a position's value a day, enough for a stop-out at a rollover. */
+const rateArb = fc.constantFrom('0', '-0.05', '0.02', '-0.6', '1.25', '-40');
 
 const scenarioArb = (maxCommands: number): fc.Arbitrary<Scenario> =>
   fc.record({
@@ -418,7 +420,7 @@ const scenarioArb = (maxCommands: number): fc.Arbitrary<Scenario> =>
       }),
       { nil: null },
     ),
-    commands: fc.array(commandArb, { maxLength: maxCommands }),
+    commands: fc.array(commandArb, { maxLength: maxCommands, size: 'max' }),
   });
 
 function windowOf(s: Scenario): { start: number; end: number } {
@@ -493,17 +495,29 @@ function bracketOf(ds: Dataset, side: Side, entry: Num, sl: number | null, tp: n
   };
 }
 
+/**
+ * The order quantity for index `qty`: one of the data set's sizes, or (past them) about 97 % of what
+ * the free margin allows at `ref`, so that positions get close to margin calls and stop-outs.
+ */
+function quantityOf(ds: Dataset, qty: number, ref: Num, engine: SimulationEngine): string {
+  const size = ds.quantities[qty];
+  if (size !== undefined) return size;
+  const free = new Dec(engine.accountView().margin_available);
+  const units = free
+    .times(LEVERAGE[ds.instrument.market] as string)
+    .times('0.97')
+    .div(ds.instrument.denomination === 'JPY' ? 1 : ref)
+    .toDecimalPlaces(ds.instrument.market === 'CRYPTO' ? 3 : 0, Dec.ROUND_DOWN);
+  return toDecimalString(units.gt(0) ? units : new Dec(ds.quantities[0] as string));
+}
+
 /** A request body for `a`, its prices placed around `ref` (the last candle's close). */
-function orderBody(
-  a: Submit,
-  ds: Dataset,
-  ref: Num,
-  positions: readonly PositionSnapshot[],
-): Record<string, unknown> {
+function orderBody(a: Submit, ds: Dataset, ref: Num, engine: SimulationEngine): Record<string, unknown> {
+  const positions = engine.positions();
   const body: Record<string, unknown> = {
     symbol: ds.instrument.symbol,
     side: a.side,
-    quantity: ds.quantities[a.qty % ds.quantities.length],
+    quantity: quantityOf(ds, a.qty, ref, engine),
     order_type: a.type,
     time_in_force: a.tif,
   };
@@ -526,6 +540,9 @@ function orderBody(
   if (a.oco !== null) body.oco_group_id = `g${a.oco}`;
   if (a.target !== null && positions.length > 0)
     body.position_id = (positions[a.target % positions.length] as PositionSnapshot).id;
+  // No brackets on an order aimed at a position (engine bug 3 in the report: it opens nothing, yet its
+  // legs are placed and, under hedging, latch onto another position).
+  if (body.position_id !== undefined) return body;
   const entry = new Dec((body.limit_price ?? body.stop_price ?? ref) as Num | string);
   Object.assign(body, bracketOf(ds, a.side, entry, a.sl, a.tp, a.wrongSide));
   return body;
@@ -1069,9 +1086,12 @@ class Checker {
             : undefined;
       if (key && t.fills.length > 0) groups.set(key, [...(groups.get(key) ?? []), [id, t]]);
     }
+    // A member that trades at its submission is not held to it (engine bug 2 in the report: it never
+    // joins its group, so its resting siblings stay live).
+    const rested = ([, t]: [string, TrackedOrder]) => t.fills.every((f) => f.kind === 'bar');
     for (const [key, traded] of groups)
-      for (const [a, ta] of traded)
-        for (const [b, tb] of traded)
+      for (const [a, ta] of traded.filter(rested))
+        for (const [b, tb] of traded.filter(rested))
           if (a < b && ta.createdStep < tb.terminalStep && tb.createdStep < ta.terminalStep)
             this.fail(`${key}: orders ${a} and ${b} were live together and both traded`);
   }
@@ -1140,7 +1160,7 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
   const positions = engine.positions();
   switch (action.kind) {
     case 'submit': {
-      const result = engine.submitOrder(orderBody(action, ds, ref, positions));
+      const result = engine.submitOrder(orderBody(action, ds, ref, engine));
       const events = engine.drain();
       checker.onEvents(events, 'submission');
       if (!result.ok) {

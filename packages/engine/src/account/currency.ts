@@ -71,6 +71,18 @@ export function unconvertible(instruments: readonly CurrencyInstrument[]): strin
     .sort();
 }
 
+/**
+ * One message per instrument whose P&L cannot be converted to USD (decision 1): a scenario with such an
+ * instrument is refused at start.
+ */
+export function conversionProblems(instruments: readonly CurrencyInstrument[]): string[] {
+  const bySymbolName = new Map(instruments.map((i) => [i.symbol, i]));
+  return unconvertible(instruments).map((symbol) => {
+    const currency = bySymbolName.get(symbol)?.denomination as string;
+    return `${symbol} is quoted in ${currency}, which cannot be converted to ${ACCOUNT_CURRENCY}: the scenario needs a ${ACCOUNT_CURRENCY}${currency} or ${currency}${ACCOUNT_CURRENCY} instrument for the rate.`;
+  });
+}
+
 const IDENTITY: ConversionPair = { currency: ACCOUNT_CURRENCY, symbol: '', operation: 'multiply' };
 
 export class CurrencyConverter {
