@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertStatusesReached } from './support/api-client.ts';
 import { StrategyClient } from './support/strategy-client.ts';
 import { startTestGateway, type TestGateway } from './support/test-gateway.ts';
 
@@ -28,6 +29,15 @@ describe('orders over REST (simulation provider)', () => {
   after(async () => {
     await strategy.close();
     await t.gateway.close();
+    assertStatusesReached({
+      'POST /v1/orders': [200, 201, 400, 409, 422],
+      'GET /v1/orders': [200, 400],
+      'GET /v1/orders/history': [200, 400],
+      'GET /v1/orders/{order_id}': [200, 404],
+      'PATCH /v1/orders/{order_id}': [200, 400, 404, 409],
+      'DELETE /v1/orders/{order_id}': [200, 404, 409],
+      'DELETE /v1/orders': [200],
+    });
   });
 
   it('fills a market order at once: 201 with the handle, and order, trade, position and account events', async () => {

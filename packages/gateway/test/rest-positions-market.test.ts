@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertStatusesReached } from './support/api-client.ts';
 import { StrategyClient } from './support/strategy-client.ts';
 import { startTestGateway, type TestGateway } from './support/test-gateway.ts';
 
@@ -17,6 +18,17 @@ describe('positions, trades, account and market data over REST (simulation provi
   after(async () => {
     await strategy.close();
     await t.gateway.close();
+    assertStatusesReached({
+      'GET /v1/positions': [200],
+      'GET /v1/positions/{position_id}': [200, 404],
+      'PATCH /v1/positions/{position_id}': [200, 400, 404, 409],
+      'DELETE /v1/positions/{position_id}': [200, 400, 404],
+      'DELETE /v1/positions': [200],
+      'GET /v1/trades': [200, 400],
+      'GET /v1/account': [200, 400],
+      'GET /v1/quotes/{symbol}': [200, 400, 404],
+      'GET /v1/bars/{symbol}': [200, 400, 404],
+    });
   });
 
   it('opens a position with bracket legs, moves them, closes part and then all', async () => {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ensureZstd, zstdDecompress } from '@hindsight/marketdata';
 import { EventStream, ResumeGapError } from '../src/stream/event-stream.ts';
-import { StrategyClient, type WireEvent } from './support/strategy-client.ts';
+import { assertStatusesReached } from './support/api-client.ts';
+import { StrategyClient, type StrategyClientOptions, type WireEvent } from './support/strategy-client.ts';
 import { startTestGateway } from './support/test-gateway.ts';
 
 const SHORT = {
@@ -19,6 +20,8 @@ const quoteTime = async (api: { get: (p: string) => Promise<{ body: { timestamp:
   (await api.get('/v1/quotes/C:BTCUSD')).body.timestamp;
 
 describe('event stream over a real WebSocket (simulation provider)', () => {
+  after(() => assertStatusesReached({ 'GET /v1/quotes/{symbol}': [503] }));
+
   it('starts the run at the first connection and holds simulated time until an event_ack', async () => {
     const t = await startTestGateway({ scenario: SHORT });
     try {
@@ -170,11 +173,12 @@ describe('event stream over a real WebSocket (simulation provider)', () => {
         },
       );
       await assert.rejects(StrategyClient.connect(t.url, { query: { api_key: 'wrong' } }), /401/);
-      for (const options of [
+      const ways: StrategyClientOptions[] = [
         { headers: { 'X-API-Key': 'sekrit-key' } },
         { headers: { Authorization: 'Bearer sekrit-key' } },
         { query: { api_key: 'sekrit-key' } },
-      ]) {
+      ];
+      for (const options of ways) {
         const client = await StrategyClient.connect(t.url, options);
         await client.waitFor((e) => e.type === 'connection', 'CONNECTED');
         await client.close();

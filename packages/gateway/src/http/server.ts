@@ -21,6 +21,54 @@ import { requestValidatorCompiler } from './request-validation.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+type OpenApiDocument = { paths?: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+
+/**
+ * @fastify/websocket hides WebSocket routes from the document; the upgrade is part of the contract,
+ * so /v1/ws is described here (its frames are described in docs/gateway.md).
+ */
+function documentEventStream(doc: OpenApiDocument): OpenApiDocument {
+  const error = {
+    description: 'ApiError',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+  };
+  doc.paths = {
+    ...doc.paths,
+    '/v1/ws': {
+      get: {
+        tags: ['Events'],
+        operationId: 'openEventStream',
+        summary: 'WebSocket event stream (upgrade)',
+        description:
+          'Upgrades to a WebSocket (scheme ws). Each frame is one event: JSON with type, timestamp and a monotonic integer seq (pings carry no seq). Clients answer {"type":"ping"} with {"type":"pong"} and acknowledge processed events with {"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}; in simulation mode time advances only when everything sent is acknowledged. Authenticate with X-API-Key, Authorization: Bearer, or ?api_key=.',
+        security: [{ ApiKeyAuth: [] }, { BearerAuth: [] }, {}],
+        parameters: [
+          {
+            name: 'resume_from_seq',
+            in: 'query',
+            required: false,
+            description: 'Replay every buffered event with a seq after this one before live events.',
+            schema: { type: 'integer', minimum: 0 },
+          },
+          {
+            name: 'api_key',
+            in: 'query',
+            required: false,
+            description: 'The API key, for clients that cannot set headers (decision 18).',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '101': { description: 'Switching protocols: the event stream.' },
+          '400': error,
+          '401': error,
+        },
+      },
+    },
+  };
+  return doc;
+}
+
 /** The gateway's HTTP server: REST under /v1, the WebSocket at /v1/ws, probes and /metrics at the root. */
 export async function buildGatewayServer(
   ctx: GatewayContext,
@@ -62,7 +110,7 @@ export async function buildGatewayServer(
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => documentEventStream(jsonSchemaTransformObject(input) as OpenApiDocument),
   });
   if (ctx.settings.enableSwagger) {
     await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v1/openapi.json' } });

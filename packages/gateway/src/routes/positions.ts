@@ -96,8 +96,21 @@ export async function positionRoutes(app: FastifyInstance, { ctx }: { ctx: Gatew
         ctx.breakers.success('exit_order');
         return moved;
       } catch (error) {
-        if (error instanceof GatewayError && error.code === 'PROVIDER_ERROR')
+        if (error instanceof GatewayError && error.code === 'PROVIDER_ERROR') {
           ctx.breakers.failure('exit_order');
+          if (error.details?.unprotected === true) {
+            // The leg was cancelled and could not be re-established: say so on the stream too.
+            ctx.stream.publish([
+              {
+                type: 'error',
+                code: 'POSITION_UNPROTECTED',
+                message: error.message,
+                details: { ...error.details, position_id: request.params.position_id },
+                timestamp: new Date(ctx.provider.now).toISOString(),
+              },
+            ]);
+          }
+        }
         throw error;
       }
     },

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
 import type { GatewayContext } from '../http/context.ts';
-import { COMMON_ERRORS, errorResponses, security } from '../http/schemas.ts';
+import { security } from '../http/schemas.ts';
 import { ResumeGapError } from '../stream/event-stream.ts';
 import { StrategyConnection } from '../stream/strategy-connection.ts';
 
@@ -41,10 +41,6 @@ export async function streamRoutes(
             .optional()
             .meta({ description: 'The API key, for clients that cannot set headers.' }),
         }),
-        response: {
-          101: z.null().meta({ description: 'Switching protocols.' }),
-          ...errorResponses(...COMMON_ERRORS, 'INVALID_VALUE'),
-        },
       },
       preHandler: async (request) => {
         const from = request.query.resume_from_seq;

@@ -85,7 +85,8 @@ export class ApiClient {
     body: unknown,
     isJson: boolean,
   ) {
-    if (isJson && status >= 400) {
+    // /readyz answers 503 with its own shape (spec: Health probes); every other error is an ApiError.
+    if (isJson && status >= 400 && url.pathname !== '/readyz') {
       assert.ok(
         body &&
           typeof body === 'object' &&

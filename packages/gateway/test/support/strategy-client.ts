@@ -62,11 +62,12 @@ export class StrategyClient {
         res.on('data', (chunk: Buffer) => {
           body += chunk.toString();
         });
-        res.on('end', () =>
+        res.on('end', () => {
+          req.destroy();
           reject(
             Object.assign(new Error(`upgrade refused ${res.statusCode}`), { status: res.statusCode, body }),
-          ),
-        );
+          );
+        });
       });
       socket.once('error', reject);
     });
