@@ -2,6 +2,7 @@ import { IMPORT_FORMATS } from '@hindsight/marketdata/import';
 import { Command, Option } from 'commander';
 import { runDataExport } from './commands/data-export.ts';
 import { runDataImport } from './commands/data-import.ts';
+import { runGateway } from './commands/gateway.ts';
 import { runStart } from './commands/start.ts';
 import { runUsersCreate } from './commands/users.ts';
 
@@ -40,6 +41,14 @@ storageOptions(
     new Option('--admin-password <password>', "the admin user's password").env('HINDSIGHT_ADMIN_PASSWORD'),
   )
   .action(runStart);
+
+program
+  .command('gateway')
+  .description(
+    'run the trading gateway (configured by GATEWAY_* variables; GATEWAY_PROVIDER=simulation with ' +
+      'HINDSIGHT_SCENARIO=scenario.json replays a backtest for a strategy connecting over REST and WebSocket)',
+  )
+  .action(runGateway);
 
 const users = program.command('users').description('manage user accounts');
 storageOptions(

@@ -96,7 +96,7 @@ export async function checkScenario(
     ...issue,
     message: issue.message.replace(
       /is coming soon and has no data yet; .*$/,
-      'has no data in the market store; import it first (npx hindsight data import)',
+      'has no data in the market store ($HINDSIGHT_DATA_DIR/market); `npx hindsight start` imports the bundled sample once, `npx hindsight data import` adds files',
     ),
   }));
   if (issues.length > 0) {
