@@ -9,7 +9,7 @@ import {
 } from '@hindsight/core';
 import { Account } from './account/account.ts';
 import { CurrencyConverter, conversionProblems } from './account/currency.ts';
-import type { TickQuote } from './account/tick-quote.ts';
+import { Exact } from './account/exact.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { isoTime } from './iso-time.ts';
 import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
@@ -48,7 +48,12 @@ import {
 } from './orders/order-view.ts';
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
-import { type FillOutcome, PositionBook, type PositionSnapshot } from './positions/position-book.ts';
+import {
+  type FillOutcome,
+  PositionBook,
+  type PositionSnapshot,
+  type Valuation,
+} from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
 import { type ExactSample, TimeseriesSampler } from './results/timeseries-sampler.ts';
 import type { CloseReason } from './results/trade-lot.ts';
@@ -174,7 +179,8 @@ interface InstrumentState {
   ask: number;
   priceDecimals: number;
   hasQuote: boolean;
-  /** The asset class's default leverage as a float (margin pre-checks only). */
+  /** The asset class's default leverage (margin of positions), and as a float for pre-checks. */
+  leverage: Dec;
   leverageApprox: number;
   /** The last bar's volume (ticks) and what fills have taken of it under a participation limit. */
   volume: number;
@@ -296,6 +302,7 @@ export class SimulationEngine {
         ask: 0,
         priceDecimals: 0,
         hasQuote: false,
+        leverage: effectiveLeverage(assetClassOf(spec.market)),
         leverageApprox: effectiveLeverage(assetClassOf(spec.market)).toNumber(),
         volume: 0,
         volumeDecimals: 0,
@@ -1046,10 +1053,13 @@ export class SimulationEngine {
 
   /** Margin locked by open positions: notional in USD at the current price over the leverage. */
   marginUsed(): Dec {
+    return this.marginOf(this.book.capture()());
+  }
+
+  private marginOf(valuation: Valuation): Dec {
     let used = new Dec(0);
-    for (const { symbol, notionalUsd } of this.book.notionalsUsd()) {
-      const spec = (this.bySymbol.get(symbol) as InstrumentState).spec;
-      used = used.plus(requiredMargin(notionalUsd, effectiveLeverage(assetClassOf(spec.market))));
+    for (const { symbol, notionalUsd } of valuation.notionals) {
+      used = used.plus(requiredMargin(notionalUsd, (this.bySymbol.get(symbol) as InstrumentState).leverage));
     }
     return used;
   }
@@ -1196,7 +1206,7 @@ export class SimulationEngine {
 
   /**
    * The exact sample values of this moment, computed later only if the sampler keeps the point: the
-   * balance is immutable and the marks are captured now; the sampler is settled before positions change.
+   * balance and the positions' numbers are immutable values captured now, with the marks' ticks.
    */
   private exactSample(): () => ExactSample {
     const balance = this.balanceDec;
@@ -1204,28 +1214,16 @@ export class SimulationEngine {
       this.flatSample ??= () => ({ balance, nav: balance, marginUsed: ZERO });
       return this.flatSample;
     }
-    const marks: [TickQuote, number, number, number][] = [];
-    for (const symbol of this.marked) {
-      const quote = this.book.tickQuote(symbol);
-      if (quote) marks.push([quote, quote.bidTicks, quote.askTicks, quote.decimals]);
-    }
+    const valuation = this.book.capture();
     return () => {
-      const current = marks.map(([q]) => [q.bidTicks, q.askTicks, q.decimals] as const);
-      for (const [q, bid, ask, decimals] of marks) q.set(bid, ask, decimals);
-      const sample = { balance, nav: this.account.equity, marginUsed: this.marginUsed() };
-      marks.forEach(([q], i) => {
-        const [bid, ask, decimals] = current[i] as readonly [number, number, number];
-        q.set(bid, ask, decimals);
-      });
-      return sample;
+      const value = valuation();
+      // As the account's equity: the exact balance plus the unrealized P&L.
+      const nav = new Dec(new Exact(balance).plus(value.unrealizedUsd));
+      return { balance, nav, marginUsed: this.marginOf(value) };
     };
   }
 
-  /** Before the books change: the sampler makes its held point exact, and the balance floats follow. */
-  private beforeBooksChange(): void {
-    this.sampler.settle();
-  }
-
+  /** After the balance changed: its version, decimal and float follow. */
   private afterBalanceChange(): void {
     this.balanceVersion += 1;
     this.balanceDec = this.account.balance;
@@ -1311,7 +1309,6 @@ export class SimulationEngine {
         );
         const amount = fundingAmount(settings, position.side, valueUsd, rollover);
         if (amount.isZero()) continue;
-        this.beforeBooksChange();
         this.account.bookFunding(amount);
         this.afterBalanceChange();
         this.changed = true;
@@ -1365,7 +1362,6 @@ export class SimulationEngine {
       this.commission,
       this.converter.toUsd(units.times(slipped.price), currency),
     );
-    this.beforeBooksChange();
     const outcome: FillOutcome = this.book.applyFill({
       ...(positionId !== undefined && { positionId }),
       orderId: order.id,

@@ -179,15 +179,17 @@ export class CurrencyConverter {
   }
 
   /**
-   * `toUsd` at the rate of this moment, for later use (a snapshot converts with the rate it was taken
-   * at). Before the pair's first quote, the returned function throws as `toUsd` would.
+   * `toUsd` at the rate of this moment, captured as the pair's ticks (no decimals made now): for
+   * valuing a captured moment later.
    */
-  rateNow(currency: string): (amount: Dec) => Dec {
+  captureRate(currency: string): (amount: Dec) => Dec {
     if (currency === ACCOUNT_CURRENCY) return (amount) => amount;
     const pair = this.pairs.get(currency);
-    const mid = pair && this.mids.get(pair.symbol)?.mid;
-    if (!pair || !mid) return (amount) => this.toUsd(amount, currency);
-    return (amount) => (pair.operation === 'divide' ? new Dec(amount).div(mid) : new Dec(amount).times(mid));
+    const quote = pair && this.mids.get(pair.symbol);
+    if (!pair || !quote) return (amount) => this.toUsd(amount, currency);
+    const frozen = new TickQuote(quote.bidTicks, quote.askTicks, quote.decimals);
+    return (amount) =>
+      pair.operation === 'divide' ? new Dec(amount).div(frozen.mid) : new Dec(amount).times(frozen.mid);
   }
 
   private rateOf(currency: string): { pair: ConversionPair; mid: Dec } {

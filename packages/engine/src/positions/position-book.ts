@@ -40,7 +40,7 @@
  * - `realized_pnl` is the sum of the position's closed lots' `realized_pnl` (USD).
  * - `updated_at` moves with fills, not with marks.
  */
-import { Dec, toDecimalString } from '@hindsight/core';
+import { Dec, ticksToDecimalString, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
 import { Exact, exactSum } from '../account/exact.ts';
 import { TickQuote } from '../account/tick-quote.ts';
@@ -224,6 +224,24 @@ class Position {
   }
 }
 
+/** What the open positions are worth at a captured moment (USD). */
+export interface Valuation {
+  unrealizedUsd: Dec;
+  notionals: { symbol: string; notionalUsd: Dec }[];
+}
+
+interface CapturedPosition {
+  symbol: string;
+  long: boolean;
+  quantity: Dec;
+  cost: Dec;
+  /** The mark (bid for a long, ask for a short) as ticks, or `fallback` before the first mark. */
+  ticks: number;
+  decimals: number;
+  fallback: Dec | undefined;
+  toUsd: (amount: Dec) => Dec;
+}
+
 export class PositionBook {
   readonly mode: PositionMode;
   readonly converter: CurrencyConverter;
@@ -261,11 +279,6 @@ export class PositionBook {
     const created = new TickQuote(bidTicks, askTicks, decimals);
     this.quotes.set(symbol, created);
     this.converter.attachQuote(symbol, created);
-  }
-
-  /** The current tick quote of a symbol (undefined before its first mark). */
-  tickQuote(symbol: string): TickQuote | undefined {
-    return this.quotes.get(symbol);
   }
 
   /**
@@ -549,17 +562,41 @@ export class PositionBook {
   }
 
   private snapshot(p: Position): PositionSnapshot {
-    return new Snapshot(p, this.currentPrice(p.symbol, p.side), this.converter.rateNow(p.currency));
+    return new Snapshot(p, this.currentPrice(p.symbol, p.side), this.converter.captureRate(p.currency));
   }
 
-  /** Margin inputs of the open positions without snapshots: USD notional at the current price. */
-  notionalsUsd(): { symbol: string; notionalUsd: Dec }[] {
-    const out: { symbol: string; notionalUsd: Dec }[] = [];
+  /**
+   * The open positions' numbers as they are now (decimal values are immutable, so this keeps
+   * references and the marks' ticks), to value them exactly later: the sampler values only the points
+   * it keeps. The valuation computes exactly what `unrealizedPnlUsd` and `notionalsUsd` would now.
+   */
+  capture(): () => Valuation {
+    const parts: CapturedPosition[] = [];
     for (const p of this.open.values()) {
-      const value = new Dec(p.quantity).times(this.currentPrice(p.symbol, p.side));
-      out.push({ symbol: p.symbol, notionalUsd: this.converter.toUsd(value, p.currency) });
+      const quote = this.quotes.get(p.symbol);
+      parts.push({
+        symbol: p.symbol,
+        long: p.side === 'LONG',
+        quantity: p.quantity,
+        cost: p.cost,
+        ticks: quote ? (p.side === 'LONG' ? quote.bidTicks : quote.askTicks) : 0,
+        decimals: quote ? quote.decimals : -1,
+        fallback: quote ? undefined : this.currentPrice(p.symbol, p.side),
+        toUsd: this.converter.captureRate(p.currency),
+      });
     }
-    return out;
+    return () => {
+      let unrealizedUsd: Dec = ZERO;
+      const notionals: { symbol: string; notionalUsd: Dec }[] = [];
+      for (const part of parts) {
+        const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
+        const value = new Exact(price).times(part.quantity);
+        const pnl = part.long ? value.minus(part.cost) : new Exact(part.cost).minus(value);
+        unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
+        notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(new Dec(part.quantity).times(price)) });
+      }
+      return { unrealizedUsd: new Dec(unrealizedUsd), notionals };
+    };
   }
 }
 

@@ -105,8 +105,8 @@ export interface ExactSample {
 
 /**
  * A point offered by the engine without its exact values: `navApprox` (a float) decides which points
- * are kept, and `exact` is called only for the kept ones (and for near ties). The engine calls
- * `settle()` before its books change, so `exact` never reads a later state.
+ * are kept, and `exact` is called only for the kept ones (and for near ties), possibly much later, so
+ * it must compute from values captured when the point was offered.
  */
 export interface LazySamplePoint {
   time: number;
@@ -219,11 +219,6 @@ export class TimeseriesSampler {
       nav: point.nav,
       keep: point.changed,
     });
-  }
-
-  /** Makes the held point's exact values now: the engine calls this before its books change. */
-  settle(): void {
-    this.valuesOfPoint(this.held);
   }
 
   private offerPoint(next: Held): void {
