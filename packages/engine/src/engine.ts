@@ -30,6 +30,7 @@ import {
   wouldExceedMargin,
 } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
+import { OrderLinks } from './orders/order-links.ts';
 import {
   type ParsedOrderRequest,
   validateModifyOrderRequest,
@@ -231,11 +232,8 @@ export class SimulationEngine {
   private readonly orders = new Map<string, OrderRecord>();
   /** DAY orders and the instant each expires. */
   private readonly expiries = new Map<string, number>();
-  /** One-cancels-other groups (client `oco_group_id`s and bracket pairs) and each live member's group. */
-  private readonly groups = new Map<string, Set<string>>();
-  private readonly groupOf = new Map<string, string>();
-  /** Bracket exit legs: which leg, and the position they protect (hedging targets it). */
-  private readonly legs = new Map<string, { leg: 'stop' | 'take'; positionId: string | undefined }>();
+  /** One-cancels-other groups and the exit legs the engine placed. */
+  private readonly links = new OrderLinks();
   private readonly tradeLog: WireTrade[] = [];
   private readonly participation: Dec | undefined;
   /** The account's margin state at the last check (events fire only on a move to a worse state). */
@@ -427,7 +425,7 @@ export class SimulationEngine {
     const quote = this.marketablePrice(state, request);
     if (quote && request.post_only) return this.reject(order, 'POST_ONLY_VIOLATED');
     // In its group before it can fill: a fill at once cancels the group's other members.
-    if (request.oco_group_id) this.join(`oco:${request.oco_group_id}`, id);
+    if (request.oco_group_id) this.links.joinClientGroup(request.oco_group_id, id);
     if (request.order_type === 'MARKET') {
       const base =
         request.side === 'BUY'
@@ -525,7 +523,7 @@ export class SimulationEngine {
   private isReducing(order: OrderRecord): boolean {
     return (
       order.reduce_only === true ||
-      this.legs.has(order.id) ||
+      this.links.isLeg(order.id) ||
       (this.config.positionMode === 'hedging' && order.position_id !== null)
     );
   }
@@ -549,42 +547,16 @@ export class SimulationEngine {
     return { units: target.quantity, positionId: target.id };
   }
 
-  private join(group: string, orderId: string): void {
-    const members = this.groups.get(group) ?? new Set<string>();
-    members.add(orderId);
-    this.groups.set(group, members);
-    this.groupOf.set(orderId, group);
-  }
-
-  /** Docs/fills.md: when both legs of a bracket are touchable in one bar, the stop is assumed first. */
-  private stopLegsFirst<T extends { orderId: string }>(fills: T[]): T[] {
-    if (fills.length < 2) return fills;
-    const rank = (f: T) => {
-      const leg = this.legs.get(f.orderId);
-      const group = this.groupOf.get(f.orderId);
-      const bothLegs = leg && group && fills.filter((g) => this.groupOf.get(g.orderId) === group).length > 1;
-      return bothLegs && leg.leg === 'stop' ? 0 : 1;
-    };
-    const stops = fills.filter((f) => rank(f) === 0);
-    return stops.length === 0 ? fills : [...stops, ...fills.filter((f) => rank(f) !== 0)];
-  }
-
   /** Cancels the other live members of a filled order's one-cancels-other group. */
   private settleGroup(orderId: string): void {
     this.dissolveGroup(orderId, orderId);
   }
 
-  /** Removes the group of `orderId`, cancelling every live member but `keep`. */
+  /** Ends the group of `orderId`, cancelling every live member but `keep`. */
   private dissolveGroup(orderId: string, keep?: string): void {
-    const group = this.groupOf.get(orderId);
-    if (!group) return;
-    const members = this.groups.get(group) ?? new Set<string>();
-    this.groups.delete(group);
-    for (const member of members) {
-      this.groupOf.delete(member);
-      this.legs.delete(member);
+    for (const member of this.links.dissolve(orderId, keep)) {
       const sibling = this.orders.get(member);
-      if (member !== keep && sibling && !isTerminal(sibling.status)) this.cancelLive(member);
+      if (sibling && !isTerminal(sibling.status)) this.cancelLive(member);
     }
   }
 
@@ -593,7 +565,7 @@ export class SimulationEngine {
    * sized to it; each later fill (under a volume limit) grows the live legs by its units.
    */
   private bracketOnFill(state: InstrumentState, entry: OrderRecord, units: Dec, outcome: FillOutcome): void {
-    const live = [...(this.groups.get(`bracket:${entry.id}`) ?? [])].filter((id) => this.legs.has(id));
+    const live = this.links.legsOfEntry(entry.id);
     if (live.length === 0) {
       const opened = outcome.events.find(
         (e) => e.type === 'POSITION_OPENED' || e.type === 'POSITION_MODIFIED',
@@ -617,7 +589,6 @@ export class SimulationEngine {
     positionId: string | undefined,
     quantity: Dec,
   ): void {
-    const group = `bracket:${entry.id}`;
     const exitSide = entry.side === 'BUY' ? 'SELL' : 'BUY';
     const legs: ['stop' | 'take', Dec | null][] = [
       ['stop', entry.stop_loss],
@@ -646,8 +617,7 @@ export class SimulationEngine {
         kind: leg === 'stop' ? 'STOP' : 'LIMIT',
         ...(leg === 'stop' ? { stop: price } : { limit: price }),
       });
-      this.legs.set(id, { leg, positionId });
-      this.join(group, id);
+      this.links.addLeg(entry.id, id, { leg, positionId });
       this.emitOrder('BRACKET_ORDER_CREATED', open);
     }
   }
@@ -658,7 +628,7 @@ export class SimulationEngine {
    * resized down to it (BRACKET_ORDER_MODIFIED), so an exit never opens a new position.
    */
   private reconcileLegs(symbol: string, at: number): void {
-    for (const [orderId, leg] of this.legs) {
+    for (const [orderId, leg] of this.links.allLegs()) {
       const order = this.orders.get(orderId);
       if (!order || order.symbol !== symbol || isTerminal(order.status)) continue;
       const held = this.protectedUnits(order.symbol, order.side, leg.positionId);
@@ -750,12 +720,7 @@ export class SimulationEngine {
     const state = this.bySymbol.get(order.symbol) as InstrumentState;
     state.matcher.remove(orderId);
     this.expiries.delete(orderId);
-    this.legs.delete(orderId);
-    const group = this.groupOf.get(orderId);
-    if (group) {
-      this.groupOf.delete(orderId);
-      this.groups.get(group)?.delete(orderId);
-    }
+    this.links.forget(orderId);
     const cancelled = withStatus(order, 'CANCELLED', this.clock);
     this.orders.set(orderId, cancelled);
     this.emitOrder('ORDER_CANCELLED', cancelled);
@@ -831,7 +796,7 @@ export class SimulationEngine {
         });
       }
     }
-    this.emitOrder(this.legs.has(orderId) ? 'BRACKET_ORDER_MODIFIED' : 'ORDER_MODIFIED', next);
+    this.emitOrder(this.links.isLeg(orderId) ? 'BRACKET_ORDER_MODIFIED' : 'ORDER_MODIFIED', next);
     if (next.status === 'FILLED') this.settleGroup(orderId);
     if (changes.stop_loss || changes.take_profit) this.moveBracketOf(orderId, changes);
     if (quote && resting) this.fillNow(state, this.orders.get(orderId) as OrderRecord, quote);
@@ -840,10 +805,8 @@ export class SimulationEngine {
 
   /** An entry's new bracket prices move the legs it has already placed. */
   private moveBracketOf(entryId: string, prices: { stop_loss?: Dec; take_profit?: Dec }): void {
-    const members = this.groups.get(`bracket:${entryId}`);
-    if (!members) return;
-    for (const legId of members) {
-      const leg = this.legs.get(legId);
+    for (const legId of this.links.legsOfEntry(entryId)) {
+      const leg = this.links.leg(legId);
       const price = leg?.leg === 'stop' ? prices.stop_loss : prices.take_profit;
       if (leg && price) this.repriceLeg(legId, leg.leg, price);
     }
@@ -951,7 +914,7 @@ export class SimulationEngine {
     for (const orderId of state.matcher.ids()) {
       const order = this.orders.get(orderId) as OrderRecord;
       if (isTerminal(order.status)) continue;
-      const leg = this.legs.get(orderId);
+      const leg = this.links.leg(orderId);
       const associated = leg
         ? hedging
           ? leg.positionId === position.id
@@ -1031,7 +994,7 @@ export class SimulationEngine {
   private legIdsOf(position: PositionSnapshot, kind: 'stop' | 'take'): string[] {
     const hedging = this.config.positionMode === 'hedging';
     const ids: string[] = [];
-    for (const [orderId, leg] of this.legs) {
+    for (const [orderId, leg] of this.links.allLegs()) {
       const order = this.orders.get(orderId) as OrderRecord;
       if (leg.leg !== kind || order.symbol !== position.symbol || isTerminal(order.status)) continue;
       if (hedging ? leg.positionId === position.id : leg.positionId === undefined) ids.push(orderId);
@@ -1144,7 +1107,7 @@ export class SimulationEngine {
           close: batch.askClose[row] as number,
         },
       });
-      for (const fill of this.stopLegsFirst(outcome.fills)) {
+      for (const fill of this.links.stopLegsFirst(outcome.fills)) {
         const order = this.orders.get(fill.orderId) as OrderRecord;
         // A sibling that filled earlier in this bar has cancelled it (one-cancels-other).
         if (order.status !== 'OPEN' && order.status !== 'PARTIALLY_FILLED') continue;
@@ -1384,7 +1347,7 @@ export class SimulationEngine {
     if (this.book.holds(order.symbol) || this.conversionPairs.has(order.symbol))
       this.marked.add(order.symbol);
     else this.marked.delete(order.symbol);
-    const isLeg = this.legs.has(order.id);
+    const isLeg = this.links.isLeg(order.id);
     const filled = withFill(order, units, slipped.price, at);
     this.orders.set(order.id, filled);
     this.changed = true;
@@ -1437,7 +1400,7 @@ export class SimulationEngine {
     const state = this.bySymbol.get(order.symbol);
     const wire: EngineEvent = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.clock) };
     // The event names the entry while the engine tracks the exit leg it placed (trading-gateway.md).
-    if (order.parent_order_id !== null && this.legs.has(order.id))
+    if (order.parent_order_id !== null && this.links.isLeg(order.id))
       wire.parent_order_id = order.parent_order_id;
     if (state) this.emit(state, 'order_update', wire);
   }
