@@ -126,11 +126,12 @@ export class SimulationProvider implements Provider {
         denomination: i.denomination,
         calendar: calendarOf(i.market),
       })),
-      // The engine produces every update kind so that metrics see every order; `deliver` filters.
+      // Order events are always produced, so that the metrics see every order; `deliver` filters
+      // them for strategies that did not subscribe to order_update.
       subscriptions: scenario.subscriptions.map((s) => ({
         instrument: s.instrument,
         timeframes: expandEvents(s.events).timeframes,
-        updates: ALL_UPDATES,
+        updates: [...new Set<UpdateKind>(['order_update', ...(this.delivered.get(s.instrument) ?? [])])],
       })),
       startTime: scenario.window.start,
       endTime: scenario.window.end,

@@ -1,0 +1,281 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type RunningGateway, readGatewaySettings, startGateway } from '@hindsight/gateway';
+import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
+import { importFiles } from '@hindsight/marketdata/import';
+import autocannon from 'autocannon';
+import WebSocket from 'ws';
+
+/**
+ * The trading gateway over loopback, on the real BTCUSDT 1m sample (Jan-Mar 2024, 131,040 bars):
+ * - event/ack round trips: a minimal strategy client in its own process (Node `ws`, and Debian's
+ *   python3 `websockets`) acknowledges every event as it arrives; one candle per batch, so each
+ *   candle is one round trip (event out, ack back, the engine advances);
+ * - REST order submissions: autocannon, 16 connections for 5 s, MARKET orders alternating BUY and
+ *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still;
+ * - end to end: the repository's SMA(10)/SMA(30) example strategies (TypeScript and Python) as
+ *   real processes over REST and WebSocket, bars per second of the whole run.
+ */
+const SAMPLE = fileURLToPath(new URL('../data/sample/crypto/', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+const silent = new Writable({ write: (_c, _e, done) => done() });
+
+async function btcStore(months: string[]): Promise<BarStore> {
+  const store = new BarStore(new MemoryObjectStore());
+  const files = months.map((m) => join(SAMPLE, `binance_spot_BTCUSDT_1m_${m}.csv.zst`));
+  await store.writeBars('C:BTCUSD', (await importFiles('binance', files, { symbol: 'C:BTCUSD' })).bars);
+  return store;
+}
+
+async function gatewayFor(
+  store: BarStore,
+  scenario: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<RunningGateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'hindsight-bench-gateway-'));
+  await writeFile(join(dir, 'scenario.json'), JSON.stringify(scenario));
+  const settings = readGatewaySettings({
+    GATEWAY_PROVIDER: 'simulation',
+    GATEWAY_PORT: '0',
+    HINDSIGHT_SCENARIO: join(dir, 'scenario.json'),
+    HINDSIGHT_RESULTS_DIR: join(dir, 'results'),
+    GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
+    RUST_LOG: 'error',
+    ...env,
+  });
+  return startGateway(settings, { store, logDestination: silent });
+}
+
+const wsUrl = (gateway: RunningGateway) => `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;
+
+/** The minimal Node client: ack every event with its seq (runs in a child process). */
+function ackClient(url: string): void {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  ws.on('message', (data) => {
+    const event = JSON.parse(data.toString()) as { type: string; seq?: number };
+    if (event.type === 'ping') ws.send('{"type":"pong"}');
+    else if (event.seq !== undefined)
+      ws.send(
+        `{"type":"event_ack","correlation_id":"b","events_processed":[],"timestamp":${Date.now()},"last_seq":${event.seq}}`,
+      );
+  });
+  ws.on('close', () => process.exit(0));
+}
+
+const PYTHON_ACK_CLIENT = `
+import asyncio, json, sys, time, websockets
+async def main():
+    async with websockets.connect(sys.argv[1], compression=None) as ws:
+      try:
+        async for message in ws:
+            event = json.loads(message)
+            if event.get("type") == "ping":
+                await ws.send('{"type":"pong"}')
+            elif "seq" in event:
+                await ws.send(json.dumps({"type": "event_ack", "correlation_id": "b", "events_processed": [], "timestamp": int(time.time() * 1000), "last_seq": event["seq"]}))
+      except websockets.ConnectionClosed:
+        pass
+asyncio.run(main())
+`;
+
+function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+}
+
+async function roundTrips(store: BarStore, client: 'node' | 'python', months: number): Promise<void> {
+  const end = new Date(Date.UTC(2024, months, 1)).toISOString().replace('.000', '');
+  const gateway = await gatewayFor(store, {
+    subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m'] }],
+    startTime: '2024-01-01T00:00:00Z',
+    endTime: end,
+  });
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const exit =
+    client === 'node'
+      ? runProcess(process.execPath, [
+          '--import',
+          'tsx',
+          fileURLToPath(import.meta.url),
+          'ack-client',
+          wsUrl(gateway),
+        ])
+      : runProcess(PYTHON, ['-c', PYTHON_ACK_CLIENT, wsUrl(gateway)]);
+  const done = await gateway.done;
+  const seconds = (performance.now() - started) / 1000;
+  await exit;
+  await gateway.close();
+  if (done.outcome.kind !== 'completed') throw new Error(`the run failed: ${JSON.stringify(done.outcome)}`);
+  const events = gateway.ctx.stream.lastSeq;
+  const used = process.cpuUsage(cpu);
+  console.log(`BENCH gateway_event_ack_roundtrips_${client} ${Math.round(events / seconds)} round_trips/s`);
+  console.log(
+    `BENCH gateway_event_ack_server_cpu_${client} ${((used.user + used.system) / events).toFixed(1)} us/round_trip`,
+  );
+  console.log(`BENCH gateway_event_ack_events_${client} ${events} events`);
+}
+
+/**
+ * The floor under the round-trip figure on this machine: the same exchange (a ~300-byte event out, a
+ * ~120-byte ack back) over raw loopback TCP between two Node processes, with no WebSocket framing,
+ * JSON or engine at all.
+ */
+async function loopbackFloor(): Promise<void> {
+  const event = Buffer.from(
+    JSON.stringify({
+      type: 'candle',
+      seq: 1,
+      bar: {
+        symbol: 'C:BTCUSD',
+        provider: 'simulation',
+        timeframe: '1m',
+        timestamp: '2024-01-01T00:00:00.000Z',
+        open: '42283.58',
+        high: '42298.62',
+        low: '42261.02',
+        close: '42298.61',
+        volume: '35.92724',
+      },
+      timestamp: '2024-01-01T00:01:00.000Z',
+    }),
+  );
+  const { createServer } = await import('node:net');
+  let count = 0;
+  let deadline = 0;
+  const server = createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on('data', () => {
+      count++;
+      if (performance.now() < deadline) socket.write(event);
+      else socket.end();
+    });
+    deadline = performance.now() + 3000;
+    socket.write(event);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const client = `const s=require('node:net').connect(${port},'127.0.0.1');s.setNoDelay(true);const ack=Buffer.alloc(120,97);s.on('data',()=>s.write(ack));s.on('end',()=>process.exit(0));`;
+  const started = performance.now();
+  await runProcess(process.execPath, ['-e', client]);
+  const seconds = (performance.now() - started) / 1000;
+  server.close();
+  console.log(`BENCH gateway_loopback_tcp_floor ${Math.round(count / seconds)} round_trips/s`);
+}
+
+async function orderSubmissions(store: BarStore): Promise<void> {
+  const gateway = await gatewayFor(store, {
+    subscriptions: [
+      { instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update', 'trade_update', 'position_update'] },
+    ],
+    startTime: '2024-01-01T00:00:00Z',
+    endTime: '2024-02-01T00:00:00Z',
+  });
+  // A strategy that holds time after its first candle (it reads events, never acks again).
+  const strategy = new WebSocket(wsUrl(gateway), { perMessageDeflate: false });
+  await new Promise<void>((resolve) =>
+    strategy.on('message', (data) => {
+      if (JSON.parse(data.toString()).type === 'candle') resolve();
+    }),
+  );
+  const body = (side: string) =>
+    JSON.stringify({ symbol: 'C:BTCUSD', side, quantity: '0.001', order_type: 'MARKET' });
+  const result = await autocannon({
+    url: gateway.url,
+    connections: 16,
+    duration: 5,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/orders',
+        headers: { 'content-type': 'application/json' },
+        body: body('BUY'),
+      },
+      {
+        method: 'POST',
+        path: '/v1/orders',
+        headers: { 'content-type': 'application/json' },
+        body: body('SELL'),
+      },
+    ],
+  });
+  strategy.close();
+  await gateway.close();
+  const ok = result['2xx'];
+  if (result.non2xx > 0 || result.errors > 0)
+    console.log(`# ${result.non2xx} non-2xx, ${result.errors} errors`);
+  console.log(`BENCH gateway_rest_order_submissions ${Math.round(ok / result.duration)} orders/s`);
+  console.log(`BENCH gateway_rest_order_p99 ${result.latency.p99} ms`);
+  console.log(`BENCH gateway_rest_order_p50 ${result.latency.p50} ms`);
+}
+
+async function endToEnd(store: BarStore, language: 'typescript' | 'python', months: number): Promise<void> {
+  const subscriptions = [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }];
+  const end = new Date(Date.UTC(2024, months, 1)).toISOString().replace('.000', '');
+  const gateway = await gatewayFor(store, {
+    subscriptions,
+    startTime: '2024-01-01T00:00:00Z',
+    endTime: end,
+    costs: { commission: { model: 'bps_of_notional', fee_rate_bps: '1' } },
+  });
+  const env = {
+    PROXY_REST_URL: `${gateway.url}/v1`,
+    PROXY_WS_URL: wsUrl(gateway),
+    PLATFORM_SUBSCRIPTIONS: JSON.stringify(subscriptions),
+  };
+  const started = performance.now();
+  const exit =
+    language === 'typescript'
+      ? runProcess(
+          process.execPath,
+          ['--import', 'tsx', join(EXAMPLES, 'sma-crossover-typescript', 'main.ts')],
+          env,
+        )
+      : runProcess(PYTHON, [join(EXAMPLES, 'sma-crossover-python', 'main.py')], env);
+  const done = await gateway.done;
+  const seconds = (performance.now() - started) / 1000;
+  await exit;
+  await gateway.close();
+  if (done.outcome.kind !== 'completed') throw new Error(`the run failed: ${JSON.stringify(done.outcome)}`);
+  const bars = months === 3 ? 131_040 : 44_640;
+  const trades = done.files?.metrics.totalTrades;
+  console.log(`BENCH gateway_sma_${language}_end_to_end ${Math.round(bars / seconds)} bars/s`);
+  console.log(`BENCH gateway_sma_${language}_closed_trades ${trades} trades`);
+}
+
+/** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only. */
+export async function run(): Promise<void> {
+  const only = process.env.GATEWAY_BENCH?.split(',');
+  const wanted = (part: string) => only === undefined || only.includes(part);
+  const store = await btcStore(['2024-01', '2024-02', '2024-03']);
+  if (wanted('roundtrips')) {
+    await loopbackFloor();
+    await roundTrips(store, 'node', 3);
+    await roundTrips(store, 'python', 1);
+  }
+  if (wanted('orders')) await orderSubmissions(store);
+  if (wanted('sma')) {
+    await endToEnd(store, 'typescript', 3);
+    await endToEnd(store, 'python', 1);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'ack-client') {
+  ackClient(process.argv[3] as string);
+}
