@@ -5,6 +5,7 @@
 const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   platform: () => import('./platform.ts'),
   engine: () => import('./engine.ts'),
+  gateway: () => import('./gateway.ts'),
   marketdata: async () => ({
     run: async () => {
       await (await import('./marketdata.ts')).run();
