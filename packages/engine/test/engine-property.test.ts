@@ -1,32 +1,44 @@
 /**
- * Property tests of the whole engine on the real bundled bars: random order sequences (every order
- * type, every time in force, post-only, brackets, OCO groups, cancels) between batches of a replay
- * of a few days of BTCUSDT, USDJPY (JPY-quoted: P&L, commission and funding converted at the USDJPY
- * mid) or EURUSD, in netting and hedging mode, with random commission, slippage and funding.
+ * Property tests of the whole engine on the real bundled bars. Random command sequences run between
+ * the batches of a replay of a few days of BTCUSDT, USDJPY (JPY-quoted: P&L, commission and funding
+ * converted at the USDJPY mid) or EURUSD, in netting and hedging mode, with random commission,
+ * slippage and funding: submitOrder with every order type (trailing stops ABSOLUTE and PERCENT), every
+ * time in force, post-only, reduce-only, hedging `position_id`, brackets (sometimes on the wrong side:
+ * a 400) and OCO groups, prices placed around the close of the last candle event and sizes up to most
+ * of the free margin (margin calls, stop-outs); cancelOrder of any known id (live, terminal or
+ * unknown); modifyOrder; closePosition; moveExitLegs. Each command waits a random number of batches.
  *
- * After every step (a batch of bars, or one order call) the checker verifies, from the events and
- * the engine's public views and independently of the engine's own books:
- *  (a) accounting: initial capital + realized P&L (positions' `realized_pnl`) - commissions (trade
- *      events) + funding (recomputed from the positions and the bars at each rollover, decision 5)
- *      = `accountView().balance`, exactly; unrealized P&L recomputed from the open lots and the last
- *      bar = `unrealized_pnl`; equity = balance + unrealized; margin_used (to 1e-30). The engine's own
- *      `assertIdentity` runs too. At the end the trades file is checked against results.md: every
- *      closed lot's `realized_pnl` from its prices (and the USDJPY mid), realized and commission
- *      totals, metadata and metrics figures;
- *  (b) orders: the status sequence seen through `order` events (and the engine's order view between
- *      steps) follows the table of order-states.ts; terminal orders never change; filled_quantity
- *      never decreases nor exceeds quantity; REJECTED carries a reject_reason; IOC/FOK never rest;
- *      post-only never trades at submission; DAY orders never trade at or after their session end and
- *      expire exactly at it; at most one order of an OCO group or bracket pair fills; fills happen
- *      at the quote (at submission) or inside the bar and on the right side of the limit/stop;
+ * After every step (a batch of bars, or one command) the checker verifies, from the events, the bars
+ * it saw and the engine's public views, independently of the engine's books:
+ *  (a) accounting, exactly: initial capital + realized P&L (the positions' `realized_pnl` from
+ *      position events) - commissions (trade events, each recomputed from its notional) + funding
+ *      (recomputed from the positions and the bars at each rollover, decision 5) = balance;
+ *      unrealized P&L recomputed from the open lots at the last bar's bid/ask = `unrealized_pnl`;
+ *      equity = balance + unrealized; margin_used (to 1e-30); after a bar the margin level is above
+ *      the stop-out level. The engine's own `assertIdentity` runs too. At the end the trades file is
+ *      checked as results.md defines it: each closed lot's `realized_pnl` from its prices (and the
+ *      USDJPY mid), each fill's slippage, the realized and commission totals against the events, every
+ *      order's traded quantity against its lots, `close_reason` Liquidation exactly for stop-outs, and
+ *      the metadata and metrics figures;
+ *  (b) orders: the statuses seen through `order` events (and the order view between steps) follow the
+ *      table of order-states.ts; terminal orders never change again; filled_quantity never decreases
+ *      nor exceeds quantity and equals the traded quantity; average_fill_price is the trades' mean;
+ *      REJECTED carries a reject_reason; IOC/FOK never rest; post-only never trades at once; DAY orders
+ *      never trade after their session end and expire exactly at it; two orders of an OCO group or a
+ *      bracket pair live at the same time never both trade; fills happen at the quote (submission,
+ *      liquidation) or inside their bar and on the right side of the limit/stop; refused cancels and
+ *      modifications change nothing;
  *  (c) positions: netting holds at most one position per symbol; quantities are positive; each open
- *      lot's direction matches its position's side and the lots add up to its quantity; the position
- *      is marked at the last bar's bid (long) or ask (short); bracket legs never outlive the position
- *      they protect, and a leg's fill never opens exposure;
+ *      lot's direction matches its position's side and the lots add up to its quantity; positions are
+ *      marked at the last bar's bid (long) or ask (short); a live bracket leg protects an open position
+ *      on the side it exits, no larger than it, and never outlives it; reducing orders (legs,
+ *      reduce-only, `position_id`) never open exposure;
  *  (d) determinism: the same scenario gives byte-identical encoded result files and the same events.
  *
- * Commands wait a random number of batches before they run, so they land at random quotes; prices
- * are placed around the close of the last candle event.
+ * Known engine bugs kept out of the generated scenarios until they are fixed (see the report that
+ * came with this file): funding and DAY expiry at a rollover inside a hole of the data (the USDJPY
+ * windows avoid those holes, weekend rollovers charge 0); brackets on an order with `position_id`;
+ * a client-enlarged exit leg is not held to its position's size.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -563,7 +575,7 @@ interface TrackedOrder {
   terminal?: OrderRecord;
   createdStep: number;
   terminalStep: number;
-  fills: { time: number; kind: FillKind; quantity: Num }[];
+  fills: { time: number; kind: FillKind; quantity: Num; price: Num }[];
   /** The position a bracket leg protects. */
   protects?: string;
   /** The client changed its quantity (modifyOrder). */
@@ -811,7 +823,16 @@ class Checker {
     const t = this.tracked(trade.order_id);
     const time = Date.parse(event.timestamp);
     const kind: FillKind = phase === 'submission' || t.createdStep === this.step ? 'quote' : 'bar';
-    t.fills.push({ time, kind, quantity: new Dec(trade.quantity) });
+    t.fills.push({ time, kind, quantity: new Dec(trade.quantity), price: new Dec(trade.price) });
+    // The order's average fill price is the quantity-weighted mean of its trades (to 60 digits).
+    const order = this.engine.order(trade.order_id) as OrderRecord;
+    const value = t.fills.reduce((sum, f) => sum.plus(f.quantity.times(f.price)), new Wide(0));
+    const traded = t.fills.reduce((sum, f) => sum.plus(f.quantity), new Wide(0));
+    const vwap = new Dec(value).div(traded);
+    if (!order.average_fill_price || order.average_fill_price.minus(vwap).abs().gt(vwap.times('1e-50')))
+      this.fail(
+        `order ${trade.order_id}: average_fill_price ${order.average_fill_price}, trades' mean ${vwap}`,
+      );
     this.commissions = this.commissions.plus(trade.commission);
     if (t.last.post_only && kind === 'quote') this.fail(`post-only order ${trade.order_id} traded at once`);
     if (t.expiry !== undefined && time > t.expiry)
@@ -827,7 +848,7 @@ class Checker {
   }
 
   /**
-   * A client modification of an exit leg's quantity: the engine accepts any size (see finding 3 in the
+   * A client modification of an exit leg's quantity: the engine accepts any size (see finding 4 in the
    * report), so such a leg is not held to its position's size (its fills are still trimmed).
    */
   resized(id: string): void {
@@ -855,7 +876,7 @@ class Checker {
   private expectedFunding(now: number, after: readonly PositionSnapshot[]): Num {
     const settings = this.config.funding;
     let total = new Wide(0);
-    if (!settings || settings.model !== 'daily') return total;
+    if (settings?.model !== 'daily') return total;
     for (const r of rollovers(this.boundaryClock, now)) {
       const atClose = r === now;
       const positions: HeldPosition[] = atClose
@@ -929,6 +950,8 @@ class Checker {
       }
       if (!units.eq(p.quantity))
         this.fail(`position ${p.id}: lots add up to ${units}, not ${p.view.quantity}`);
+      if (!value.eq(p.view.unrealized_pnl))
+        this.fail(`position ${p.id}: unrealized_pnl ${p.view.unrealized_pnl}, lots at the mark ${value}`);
       unrealized = unrealized.plus(this.jpy && !value.isZero() ? this.usd(new Dec(value), now) : value);
       margin = margin.plus(this.usd(p.quantity.times(mark), now).abs().div(leverage));
     }
@@ -1086,12 +1109,9 @@ class Checker {
             : undefined;
       if (key && t.fills.length > 0) groups.set(key, [...(groups.get(key) ?? []), [id, t]]);
     }
-    // A member that trades at its submission is not held to it (engine bug 2 in the report: it never
-    // joins its group, so its resting siblings stay live).
-    const rested = ([, t]: [string, TrackedOrder]) => t.fills.every((f) => f.kind === 'bar');
     for (const [key, traded] of groups)
-      for (const [a, ta] of traded.filter(rested))
-        for (const [b, tb] of traded.filter(rested))
+      for (const [a, ta] of traded)
+        for (const [b, tb] of traded)
           if (a < b && ta.createdStep < tb.terminalStep && tb.createdStep < ta.terminalStep)
             this.fail(`${key}: orders ${a} and ${b} were live together and both traded`);
   }
@@ -1117,8 +1137,25 @@ class Checker {
     const buy = order.side === 'BUY';
     if (buy !== ((side === 'open') === (lot.direction === 'Long')))
       this.fail(`lot ${lot.id}: a ${order.side} ${side}s a ${lot.direction} lot`);
-    if (buy ? price.lt(base) : price.gt(base))
-      this.fail(`lot ${lot.id}: slippage in the trader's favour (${base} -> ${price})`);
+    // fills.md, slippage: bps = base + notional (units x pre-slippage price, USD) / 100000 x impact,
+    // capped by max when max > 0; a buy pays base x (1 + bps / 10000), a sell gets base x (1 - bps / 10000).
+    const settings = this.config.slippage;
+    const bps = new Dec((side === 'open' ? lot.open_slippage_bps : lot.close_slippage_bps) as string);
+    let expectedBps = new Dec(0);
+    if (settings) {
+      const notional = this.usd(fill.quantity.times(base), this.quoteTime(time, fill.kind));
+      expectedBps = new Dec(settings.base_slippage_bps).plus(
+        notional.div(100_000).times(settings.size_impact_bps_per_100k),
+      );
+      const max = new Dec(settings.max_slippage_bps);
+      if (max.gt(0) && expectedBps.gt(max)) expectedBps = max;
+    }
+    const factor = expectedBps.div(10_000);
+    const expectedPrice = buy ? base.times(factor.plus(1)) : base.times(new Dec(1).minus(factor));
+    if (!bps.eq(expectedBps) || !price.eq(expectedPrice))
+      this.fail(
+        `lot ${lot.id}: ${side} at ${price} (${bps} bps) from ${base}, expected ${expectedPrice} (${expectedBps} bps)`,
+      );
     if (fill.kind === 'quote') {
       const quote = this.cursor.quoteBefore(time);
       if (!base.eq(buy ? quote.ask : quote.bid))
