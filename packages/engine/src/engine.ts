@@ -10,25 +10,13 @@ import {
 import { Account } from './account/account.ts';
 import { CurrencyConverter, conversionProblems } from './account/currency.ts';
 import { Exact } from './account/exact.ts';
+import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { isoTime } from './iso-time.ts';
 import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
 import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
-import {
-  effectiveLeverage,
-  exposureDelta,
-  MARGIN_LEVELS,
-  MAX_LEVERAGE,
-  type MarginState,
-  marginEvent,
-  marginLevelPct,
-  marginState,
-  releasedMargin,
-  requiredMargin,
-  stopOutPlan,
-  wouldExceedMargin,
-} from './models/margin.ts';
+import { effectiveLeverage, MAX_LEVERAGE } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
 import { OrderLinks } from './orders/order-links.ts';
 import {
@@ -49,12 +37,7 @@ import {
 } from './orders/order-view.ts';
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
-import {
-  type FillOutcome,
-  PositionBook,
-  type PositionSnapshot,
-  type Valuation,
-} from './positions/position-book.ts';
+import { type FillOutcome, PositionBook, type PositionSnapshot } from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
 import { type ExactSample, TimeseriesSampler } from './results/timeseries-sampler.ts';
 import type { CloseReason } from './results/trade-lot.ts';
@@ -180,16 +163,13 @@ interface InstrumentState {
   ask: number;
   priceDecimals: number;
   hasQuote: boolean;
-  /** The asset class's default leverage (margin of positions), and as a float for pre-checks. */
+  /** The asset class's default leverage: positions are margined at it. */
   leverage: Dec;
-  leverageApprox: number;
   /** The last bar's volume (ticks) and what fills have taken of it under a participation limit. */
   volume: number;
   volumeDecimals: number;
   consumed: Dec;
 }
-
-const FLAT = { unrealizedUsd: 0, marginUsd: 0 };
 
 function participationOf(value: string | undefined): Dec | undefined {
   if (value === undefined) return undefined;
@@ -198,26 +178,6 @@ function participationOf(value: string | undefined): Dec | undefined {
     throw new EngineConfigError(`maxVolumeParticipation must be in (0, 1], not ${value}`);
   return share;
 }
-
-/**
- * The margin state from floats, or undefined when the level is within a relative 1e-9 of a threshold
- * (or not a number): then only the exact books can tell.
- */
-function marginStateApprox(nav: number, margin: number): MarginState | undefined {
-  if (!Number.isFinite(nav) || !Number.isFinite(margin)) return undefined;
-  if (margin <= 0) return 'ok';
-  const level = (nav / margin) * 100;
-  const [stopOut, call, warning] = LEVELS_APPROX;
-  if (LEVELS_APPROX.some((t) => Math.abs(level - t) <= 1e-9 * t)) return undefined;
-  if (level <= stopOut) return 'stop_out';
-  if (level <= call) return 'call';
-  if (level <= warning) return 'warning';
-  return 'ok';
-}
-
-const LEVELS_APPROX = [MARGIN_LEVELS.stopOutPct, MARGIN_LEVELS.callPct, MARGIN_LEVELS.warningPct].map(
-  Number,
-) as [number, number, number];
 
 const MINUTE_MS = 60_000;
 const iso = isoTime;
@@ -236,8 +196,7 @@ export class SimulationEngine {
   private readonly links = new OrderLinks();
   private readonly tradeLog: WireTrade[] = [];
   private readonly participation: Dec | undefined;
-  /** The account's margin state at the last check (events fire only on a move to a worse state). */
-  private marginLevel: MarginState = 'ok';
+  private readonly margin: MarginMonitor;
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private outbox: EngineEvent[] = [];
@@ -279,6 +238,13 @@ export class SimulationEngine {
     this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
     this.balanceDec = this.account.balance;
     this.balanceApprox = this.balanceDec.toNumber();
+    this.margin = new MarginMonitor({
+      book: this.book,
+      account: this.account,
+      converter: this.converter,
+      leverageOf: (symbol) => (this.bySymbol.get(symbol) as InstrumentState).leverage,
+      balanceApprox: () => this.balanceApprox,
+    });
     this.conversionPairs = new Set(this.converter.conversionSymbols());
     this.accountUpdates = config.subscriptions.some((s) => s.updates.includes('account_update'));
     for (const symbol of this.conversionPairs) this.marked.add(symbol);
@@ -301,7 +267,6 @@ export class SimulationEngine {
         priceDecimals: 0,
         hasQuote: false,
         leverage: effectiveLeverage(assetClassOf(spec.market)),
-        leverageApprox: effectiveLeverage(assetClassOf(spec.market)).toNumber(),
         volume: 0,
         volumeDecimals: 0,
         consumed: ZERO,
@@ -419,7 +384,7 @@ export class SimulationEngine {
     this.emitOrder('ORDER_CREATED', order);
     if (request.reduce_only && this.reduction(order).units.isZero())
       return this.reject(order, 'REDUCE_ONLY_VIOLATED');
-    if (state.hasQuote && !this.isReducing(order) && this.exceedsMargin(state, request))
+    if (state.hasQuote && !this.isReducing(order) && this.margin.exceeds(this.marginRequest(state, request)))
       return this.reject(order, 'INSUFFICIENT_MARGIN');
     if (request.order_type === 'MARKET' && !state.hasQuote) return this.reject(order, 'MARKET_CLOSED');
     const quote = this.marketablePrice(state, request);
@@ -1011,66 +976,26 @@ export class SimulationEngine {
   }
 
   accountView() {
-    return this.account.view(this.marginUsed());
+    return this.account.view(this.margin.marginUsed());
   }
 
   /** Margin locked by open positions: notional in USD at the current price over the leverage. */
   marginUsed(): Dec {
-    return this.marginOf(this.book.capture()());
+    return this.margin.marginUsed();
   }
 
-  private marginOf(valuation: Valuation): Dec {
-    let used = new Dec(0);
-    for (const { symbol, notionalUsd } of valuation.notionals) {
-      used = used.plus(requiredMargin(notionalUsd, (this.bySymbol.get(symbol) as InstrumentState).leverage));
-    }
-    return used;
-  }
-
-  private positionMargin(position: PositionSnapshot): Dec {
-    const spec = (this.bySymbol.get(position.symbol) as InstrumentState).spec;
-    const notional = this.converter.toUsd(position.quantity.times(position.currentPrice), position.currency);
-    return requiredMargin(notional, effectiveLeverage(assetClassOf(spec.market)));
-  }
-
-  /**
-   * An order that would add exposure beyond the free margin is refused (INSUFFICIENT_MARGIN), judged at
-   * submission at its own price or the current quote. Closing exposure (netting) frees its margin first.
-   */
-  private exceedsMargin(state: InstrumentState, request: ParsedOrderRequest): boolean {
+  /** A new order's margin question, at its own price or the current quote. */
+  private marginRequest(state: InstrumentState, request: ParsedOrderRequest): MarginRequest {
     const quote = ticksOf(request.side === 'BUY' ? state.ask : state.bid, state.priceDecimals);
-    const price = request.limit_price ?? request.stop_price ?? quote;
-    const leverage = effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null);
-    if (this.clearlyWithinMargin(state, request.quantity.toNumber() * price.toNumber(), leverage.toNumber()))
-      return false;
-    const orderUnits = request.side === 'BUY' ? request.quantity : request.quantity.neg();
-    let current = new Dec(0);
-    let held = new Dec(0);
-    if (this.config.positionMode === 'netting') {
-      for (const p of this.book.positions(request.symbol)) {
-        current = current.plus(p.side === 'LONG' ? p.quantity : p.quantity.neg());
-        held = held.plus(this.positionMargin(p));
-      }
-    }
-    const delta = exposureDelta(current, orderUnits);
-    const additionalMargin = requiredMargin(
-      this.converter.toUsd(delta.times(price), state.spec.denomination),
-      leverage,
-    );
-    const marginUsed = this.marginUsed().minus(releasedMargin(current, orderUnits, held));
-    return wouldExceedMargin({ equity: this.account.equity, marginUsed, additionalMargin });
-  }
-
-  /**
-   * A float pre-check: when the whole order (as if it added exposure, freeing nothing) fits the free
-   * margin by more than a relative 1e-9, the exact check cannot refuse it either.
-   */
-  private clearlyWithinMargin(state: InstrumentState, notionalApprox: number, leverage: number): boolean {
-    const approx = this.book.size > 0 ? this.book.approxTotals(this.leverageOf) : FLAT;
-    const equity = this.balanceApprox + approx.unrealizedUsd;
-    const rate = this.converter.usdPerUnitApprox(state.spec.denomination);
-    const needed = approx.marginUsd + (Math.abs(notionalApprox) * rate) / leverage;
-    return Number.isFinite(needed) && Number.isFinite(equity) && needed < equity * (1 - 1e-9);
+    return {
+      symbol: request.symbol,
+      side: request.side,
+      quantity: request.quantity,
+      price: request.limit_price ?? request.stop_price ?? quote,
+      leverage: effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null),
+      denomination: state.spec.denomination,
+      netting: this.config.positionMode === 'netting',
+    };
   }
 
   /** The three result files and the metrics, from everything replayed so far. */
@@ -1148,9 +1073,8 @@ export class SimulationEngine {
         if (closed) this.emitCandle(closed);
       }
     }
-    const approx = this.book.size > 0 ? this.book.approxTotals(this.leverageOf) : FLAT;
-    const navApprox = this.balanceApprox + approx.unrealizedUsd;
-    if (this.book.size > 0 || this.marginLevel !== 'ok') this.checkMargin(clock, navApprox, approx.marginUsd);
+    const { nav: navApprox, marginUsd } = this.margin.approx();
+    if (this.book.size > 0 || this.margin.state !== 'ok') this.checkMargin(clock, navApprox, marginUsd);
     if (this.config.assertIdentity) this.account.assertIdentity();
     this.sampler.offerLazy({
       time: clock,
@@ -1162,10 +1086,6 @@ export class SimulationEngine {
     });
     this.changed = false;
   }
-
-  /** Default leverage of an instrument as a number (margin pre-checks only). */
-  private readonly leverageOf = (symbol: string): number =>
-    (this.bySymbol.get(symbol) as InstrumentState).leverageApprox;
 
   /**
    * The exact sample values of this moment, computed later only if the sampler keeps the point: the
@@ -1182,7 +1102,7 @@ export class SimulationEngine {
       const value = valuation();
       // As the account's equity: the exact balance plus the unrealized P&L.
       const nav = new Dec(new Exact(balance).plus(value.unrealizedUsd));
-      return { balance, nav, marginUsed: this.marginOf(value) };
+      return { balance, nav, marginUsed: this.margin.marginOf(value) };
     };
   }
 
@@ -1201,34 +1121,17 @@ export class SimulationEngine {
    * stop-out level again.
    */
   private checkMargin(clock: number, navApprox: number, marginApprox: number): void {
-    // Floats decide when the state is clearly unchanged; near a level (or with no float), exactly.
-    const approxState = marginStateApprox(navApprox, marginApprox);
-    if (approxState !== undefined && approxState === this.marginLevel && approxState !== 'stop_out') return;
-    const used = this.marginUsed();
-    const state = marginState(this.account.equity, used);
-    const event = marginEvent(this.marginLevel, state);
-    this.marginLevel = state;
-    if (event) {
-      this.outbox.push({ type: 'account', event, account: this.account.view(used), timestamp: iso(clock) });
+    const change = this.margin.check(navApprox, marginApprox);
+    if (!change) return;
+    if (change.event) {
+      const account = this.account.view(change.marginUsed);
+      this.outbox.push({ type: 'account', event: change.event, account, timestamp: iso(clock) });
     }
-    if (state === 'stop_out') this.stopOut(clock);
-  }
-
-  private stopOut(clock: number): void {
-    for (;;) {
-      const used = this.marginUsed();
-      const equity = this.account.equity;
-      const candidates = this.book.positions().map((position) => ({
-        id: position.id,
-        unrealizedPnl: position.unrealizedPnlUsd,
-        margin: this.positionMargin(position),
-        position,
-      }));
-      const [first] = stopOutPlan(equity, used, candidates);
-      if (!first) break;
-      this.liquidate(first.position, marginLevelPct(equity, used) as Dec, clock);
+    if (change.state !== 'stop_out') return;
+    for (let next = this.margin.nextLiquidation(); next; next = this.margin.nextLiquidation()) {
+      this.liquidate(next.position, next.levelPct, clock);
     }
-    this.marginLevel = marginState(this.account.equity, this.marginUsed());
+    this.margin.recheck();
   }
 
   /** Closes a position at market with `close_reason` Liquidation and reports it (`error` LIQUIDATION). */

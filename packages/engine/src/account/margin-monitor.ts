@@ -1,0 +1,189 @@
+import { Dec } from '@hindsight/core';
+import {
+  exposureDelta,
+  MARGIN_LEVELS,
+  type MarginState,
+  marginEvent,
+  marginLevelPct,
+  marginState,
+  releasedMargin,
+  requiredMargin,
+  stopOutPlan,
+  wouldExceedMargin,
+} from '../models/margin.ts';
+import type { Side } from '../orders/order-types.ts';
+import type { PositionBook, PositionSnapshot, Valuation } from '../positions/position-book.ts';
+import type { Account } from './account.ts';
+import type { CurrencyConverter } from './currency.ts';
+
+/**
+ * The account's margin (docs/fills.md "Leverage and margin"): margin used, the free-margin check of a
+ * new order, and the margin level watched at every minute with its events and stop-out plan. Floats
+ * decide when the answer is clear by more than a relative 1e-9; otherwise the exact books do.
+ */
+export interface MarginMonitorOptions {
+  book: PositionBook;
+  account: Account;
+  converter: CurrencyConverter;
+  /** The default leverage of each instrument (positions are margined at it). */
+  leverageOf: (symbol: string) => Dec;
+  /** The balance as a float, kept by the engine as the balance changes. */
+  balanceApprox: () => number;
+}
+
+/** An order's margin question: does adding it exceed the free margin? */
+export interface MarginRequest {
+  symbol: string;
+  side: Side;
+  quantity: Dec;
+  /** Its own price, or the current quote. */
+  price: Dec;
+  /** The order's effective leverage. */
+  leverage: Dec;
+  denomination: string;
+  /** Netting: opposite units close the position first and free its margin. */
+  netting: boolean;
+}
+
+export interface MarginChange {
+  state: MarginState;
+  /** The account event for a move to a worse state, if any. */
+  event: 'MARGIN_WARNING' | 'MARGIN_CALL' | null;
+  marginUsed: Dec;
+}
+
+const LEVELS_APPROX = [MARGIN_LEVELS.stopOutPct, MARGIN_LEVELS.callPct, MARGIN_LEVELS.warningPct].map(
+  Number,
+) as [number, number, number];
+
+/** The margin state from floats, or undefined within a relative 1e-9 of a threshold (or not a number). */
+export function marginStateApprox(nav: number, margin: number): MarginState | undefined {
+  if (!Number.isFinite(nav) || !Number.isFinite(margin)) return undefined;
+  if (margin <= 0) return 'ok';
+  const level = (nav / margin) * 100;
+  const [stopOut, call, warning] = LEVELS_APPROX;
+  if (LEVELS_APPROX.some((t) => Math.abs(level - t) <= 1e-9 * t)) return undefined;
+  if (level <= stopOut) return 'stop_out';
+  if (level <= call) return 'call';
+  if (level <= warning) return 'warning';
+  return 'ok';
+}
+
+const FLAT = { unrealizedUsd: 0, marginUsd: 0 };
+
+export class MarginMonitor {
+  private level: MarginState = 'ok';
+  private readonly leverageApprox = new Map<string, number>();
+
+  constructor(private readonly options: MarginMonitorOptions) {}
+
+  /** The state at the last check. */
+  get state(): MarginState {
+    return this.level;
+  }
+
+  /** Margin locked by open positions: notional in USD at the current price over the leverage. */
+  marginUsed(): Dec {
+    return this.marginOf(this.options.book.capture()());
+  }
+
+  marginOf(valuation: Valuation): Dec {
+    let used = new Dec(0);
+    for (const { symbol, notionalUsd } of valuation.notionals) {
+      used = used.plus(requiredMargin(notionalUsd, this.options.leverageOf(symbol)));
+    }
+    return used;
+  }
+
+  /** Float NAV and margin used of the open positions (pre-checks and sampling decisions). */
+  approx(): { nav: number; marginUsd: number } {
+    const { book } = this.options;
+    const totals = book.size > 0 ? book.approxTotals(this.approxLeverage) : FLAT;
+    return { nav: this.options.balanceApprox() + totals.unrealizedUsd, marginUsd: totals.marginUsd };
+  }
+
+  /**
+   * An order that would add exposure beyond the free margin is refused (INSUFFICIENT_MARGIN), judged at
+   * submission at its own price or the current quote. Closing exposure (netting) frees its margin first.
+   */
+  exceeds(request: MarginRequest): boolean {
+    if (this.clearlyFits(request)) return false;
+    const { book, converter, account } = this.options;
+    const orderUnits = request.side === 'BUY' ? request.quantity : request.quantity.neg();
+    let current = new Dec(0);
+    let held = new Dec(0);
+    if (request.netting) {
+      for (const p of book.positions(request.symbol)) {
+        current = current.plus(p.side === 'LONG' ? p.quantity : p.quantity.neg());
+        held = held.plus(this.positionMargin(p));
+      }
+    }
+    const delta = exposureDelta(current, orderUnits);
+    const additionalMargin = requiredMargin(
+      converter.toUsd(delta.times(request.price), request.denomination),
+      request.leverage,
+    );
+    const marginUsed = this.marginUsed().minus(releasedMargin(current, orderUnits, held));
+    return wouldExceedMargin({ equity: account.equity, marginUsed, additionalMargin });
+  }
+
+  /**
+   * The check of the minute: undefined when the state is clearly unchanged (floats), else the new
+   * state with the event a worse state emits.
+   */
+  check(navApprox: number, marginApprox: number): MarginChange | undefined {
+    const approxState = marginStateApprox(navApprox, marginApprox);
+    if (approxState !== undefined && approxState === this.level && approxState !== 'stop_out')
+      return undefined;
+    const marginUsed = this.marginUsed();
+    const state = marginState(this.options.account.equity, marginUsed);
+    const event = marginEvent(this.level, state);
+    this.level = state;
+    return { state, event, marginUsed };
+  }
+
+  /** At stop-out: the position to liquidate next (largest loss first) and the level now; none once above. */
+  nextLiquidation(): { position: PositionSnapshot; levelPct: Dec } | undefined {
+    const used = this.marginUsed();
+    const equity = this.options.account.equity;
+    const candidates = this.options.book.positions().map((position) => ({
+      id: position.id,
+      unrealizedPnl: position.unrealizedPnlUsd,
+      margin: this.positionMargin(position),
+      position,
+    }));
+    const [first] = stopOutPlan(equity, used, candidates);
+    return first ? { position: first.position, levelPct: marginLevelPct(equity, used) as Dec } : undefined;
+  }
+
+  /** After liquidations: the state is read again (re-arming the events it has left). */
+  recheck(): void {
+    this.level = marginState(this.options.account.equity, this.marginUsed());
+  }
+
+  private positionMargin(position: PositionSnapshot): Dec {
+    const notional = this.options.converter.toUsd(
+      position.quantity.times(position.currentPrice),
+      position.currency,
+    );
+    return requiredMargin(notional, this.options.leverageOf(position.symbol));
+  }
+
+  /** When the whole order (as if it added exposure, freeing nothing) fits by a relative 1e-9, it fits. */
+  private clearlyFits(request: MarginRequest): boolean {
+    const { nav, marginUsd } = this.approx();
+    const rate = this.options.converter.usdPerUnitApprox(request.denomination);
+    const notional = Math.abs(request.quantity.toNumber() * request.price.toNumber()) * rate;
+    const needed = marginUsd + notional / request.leverage.toNumber();
+    return Number.isFinite(needed) && Number.isFinite(nav) && needed < nav * (1 - 1e-9);
+  }
+
+  private readonly approxLeverage = (symbol: string): number => {
+    let leverage = this.leverageApprox.get(symbol);
+    if (leverage === undefined) {
+      leverage = this.options.leverageOf(symbol).toNumber();
+      this.leverageApprox.set(symbol, leverage);
+    }
+    return leverage;
+  };
+}
