@@ -113,6 +113,12 @@ describe('event stream over a real WebSocket (simulation provider)', () => {
       const replayed = second.events.filter((e) => e.type !== 'connection').map((e) => e.seq);
       const missed = first.events.filter((e) => e.seq > processed).map((e) => e.seq);
       assert.deepEqual(replayed.slice(0, missed.length), missed, 'exactly the events after resume_from_seq');
+      const seqs = second.events.map((e) => e.seq as number);
+      assert.ok(
+        seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as number)),
+        'seq keeps increasing',
+      );
+      assert.equal(second.events[missed.length]?.event, 'CONNECTED', 'CONNECTED follows the replayed events');
       const next = await second.step();
       assert.equal(next.type, 'candle', 'the run goes on');
 

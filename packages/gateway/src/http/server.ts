@@ -41,7 +41,7 @@ function documentEventStream(doc: OpenApiDocument): OpenApiDocument {
         summary: 'WebSocket event stream (upgrade)',
         description:
           'Upgrades to a WebSocket (scheme ws). Each frame is one event: JSON with type, timestamp and a monotonic integer seq (pings carry no seq). Clients answer {"type":"ping"} with {"type":"pong"} and acknowledge processed events with {"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}; in simulation mode time advances only when everything sent is acknowledged. Authenticate with X-API-Key, Authorization: Bearer, or ?api_key=.',
-        security: [{ ApiKeyAuth: [] }, { BearerAuth: [] }, {}],
+        security: [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
         parameters: [
           {
             name: 'resume_from_seq',

@@ -1,5 +1,5 @@
 import { parseIsoTimestamp } from '@hindsight/core';
-import { isTerminal, type Order, TERMINAL_STATUSES } from '@hindsight/engine';
+import { isOneOf, isTerminal, ORDER_TYPES, type Order, TERMINAL_STATUSES } from '@hindsight/engine';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -94,19 +94,13 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
 
   const placeOrder = async (body: unknown): Promise<PlacedOrder> => {
     const type = body && typeof body === 'object' ? (body as { order_type?: unknown }).order_type : undefined;
-    const capabilities = ctx.provider.capabilities();
-    if (
-      typeof type === 'string' &&
-      /^[A-Z_]+$/.test(type) &&
-      !capabilities.supported_order_types.includes(type as never)
-    ) {
-      if (['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'].includes(type)) {
-        throw new GatewayError(
-          'UNSUPPORTED_OPERATION',
-          `The ${ctx.provider.name} provider does not support ${type} orders; supported: ${capabilities.supported_order_types.join(', ')}.`,
-          { order_type: type },
-        );
-      }
+    const supported = ctx.provider.capabilities().supported_order_types;
+    if (isOneOf(ORDER_TYPES, type) && !supported.includes(type)) {
+      throw new GatewayError(
+        'UNSUPPORTED_OPERATION',
+        `The ${ctx.provider.name} provider does not support ${type} orders; supported: ${supported.join(', ')}.`,
+        { order_type: type },
+      );
     }
     if (hasBracket(body)) ctx.breakers.check('exit_order');
     const placed = await callProvider(ctx, () => ctx.provider.submitOrder(body));

@@ -65,13 +65,14 @@ export async function streamRoutes(
       });
       connections.add(connection);
       socket.on('close', () => connections.delete(connection));
+      // A resumed connection gets what it missed first, so that seq keeps increasing on it.
+      const from = request.query.resume_from_seq;
+      if (from !== undefined) connection.sendFrames(ctx.stream.replayAfter(from));
       ctx.stream.sendTo(connection, {
         type: 'connection',
         event: 'CONNECTED',
         timestamp: new Date(ctx.provider.now).toISOString(),
       });
-      const from = request.query.resume_from_seq;
-      if (from !== undefined) connection.sendFrames(ctx.stream.replayAfter(from));
       ctx.stream.add(connection);
       ctx.provider.strategyConnected();
     },

@@ -10,6 +10,7 @@ import {
   type ModifyOrderResult,
   ORDER_TYPES,
   type Order,
+  type OrderRecord,
   type PositionView,
   type RejectReason,
   rejectCodeFor,
@@ -282,12 +283,24 @@ export class SimulationProvider implements Provider {
   }
 
   orders(): readonly Order[] {
-    return this.engine.listOrders().map(toWireOrder);
+    return this.engine.listOrders().map((record) => this.wire(record));
   }
 
   order(orderId: string): Order | undefined {
     const record = this.engine.order(orderId);
-    return record && toWireOrder(record);
+    return record && this.wire(record);
+  }
+
+  /** Engine records are replaced on every change, so each one is rendered once. */
+  private readonly wireOrders = new WeakMap<OrderRecord, Order>();
+
+  private wire(record: OrderRecord): Order {
+    let order = this.wireOrders.get(record);
+    if (!order) {
+      order = toWireOrder(record);
+      this.wireOrders.set(record, order);
+    }
+    return order;
   }
 
   modifyOrder(orderId: string, body: unknown): ModifyOrderResult {
