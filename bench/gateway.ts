@@ -224,7 +224,9 @@ async function orderSubmissions(store: BarStore): Promise<void> {
     }),
   );
   // autocannon runs in its own process, so the figure is the gateway's, not shared with the load generator.
+  const cpu = process.cpuUsage();
   const result = await loadInChild(gateway.url);
+  const used = process.cpuUsage(cpu);
   strategy.close();
   await gateway.close();
   const ok = result['2xx'];
@@ -232,6 +234,9 @@ async function orderSubmissions(store: BarStore): Promise<void> {
     console.log(`# ${result.non2xx} non-2xx, ${result.errors} errors`);
   console.log(`BENCH gateway_rest_order_submissions ${Math.round(ok / result.duration)} orders/s`);
   console.log(`BENCH gateway_rest_order_p99 ${result.latency.p99} ms`);
+  console.log(
+    `BENCH gateway_rest_order_server_cpu ${((used.user + used.system) / result['2xx']).toFixed(0)} us/order`,
+  );
   console.log(`BENCH gateway_rest_order_p50 ${result.latency.p50} ms`);
 }
 
