@@ -90,7 +90,9 @@ export async function buildGatewayServer(
     // A refused WebSocket upgrade (401, 400 ...): nobody owns the raw socket, so end it here, or
     // it would stay half-open and keep the server from closing.
     if (request.headers.upgrade !== undefined && reply.statusCode >= 400) request.raw.socket.end();
-    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
+    if (request.log.isLevelEnabled('debug')) {
+      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
+    }
   });
 
   await app.register(swagger, {
