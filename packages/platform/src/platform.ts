@@ -10,12 +10,14 @@ import type { PlatformContext } from './http/context.ts';
 import { buildServer } from './http/server.ts';
 import { importBundledSample } from './market/bundled-sample.ts';
 import { openMarketStore } from './market/market-store.ts';
+import { RegistryStore } from './registry/registry-store.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
 import { CatalogRepository } from './repositories/catalog.ts';
 import { ConfigurationRepository } from './repositories/configurations.ts';
 import { CursorCodec } from './repositories/pagination.ts';
 import { StrategyRepository } from './repositories/strategies.ts';
 import { UserRepository } from './repositories/users.ts';
+import { VersionRepository } from './repositories/versions.ts';
 import type { PlatformSettings } from './settings.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -66,6 +68,8 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
       apiKeys: new ApiKeyRepository(db, cursors),
       strategies: new StrategyRepository(db, cursors),
       configurations: new ConfigurationRepository(db, cursors),
+      versions: new VersionRepository(db, cursors),
+      registry: new RegistryStore(db, settings.dataDir),
       catalog: new CatalogRepository(db, (symbol) => market.dataCoverage(symbol)),
       market,
       examplesDir: options.examplesDir ?? DEFAULT_EXAMPLES_DIR,
@@ -114,6 +118,7 @@ export async function startPlatform(
   try {
     await seedCatalog(ctx, options.sampleDir ?? DEFAULT_SAMPLE_DIR);
     const signIn = await ensureSignIn(ctx, settings);
+    await ctx.registry.purgeStaleUploads();
     app = await buildServer(ctx, { logLevel: options.logLevel ?? 'info' });
     await app.listen({ host: settings.host, port: settings.port });
     const address = app.server.address();

@@ -14,6 +14,8 @@ import * as schema from './schema.ts';
 export type Schema = typeof schema;
 /** The one query layer: both backends expose the same Drizzle PostgreSQL API. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** The handle inside `db.transaction(async (tx) => ...)`. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface Database {
   db: Db;

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   char,
+  customType,
   index,
   integer,
   jsonb,
@@ -101,3 +103,102 @@ export const instruments = pgTable('instruments', {
   pricePrecision: integer('price_precision'),
   spreadModel: jsonb('spread_model').notNull().default(sql`'{"kind":"zero"}'::jsonb`),
 });
+
+/** Exact bytes (manifests must be served byte for byte as pushed: their digest is over the bytes). */
+const bytes = customType<{ data: Buffer; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+});
+
+/** A strategy version (decision 34) and the state of its image in the built-in registry (19d). */
+export const strategyVersions = pgTable(
+  'strategy_versions',
+  {
+    id: uuid('id').primaryKey(),
+    strategyId: uuid('strategy_id')
+      .notNull()
+      .references(() => strategies.id),
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => users.id),
+    label: text('label'),
+    description: text('description'),
+    metadata: jsonb('metadata'),
+    imageStatus: text('image_status', { enum: ['awaiting_push', 'ready', 'evicted'] })
+      .notNull()
+      .default('awaiting_push'),
+    /** The manifest that became the image: its digest and media type, set once by the first tagged push. */
+    imageDigest: text('image_digest'),
+    imageMediaType: text('image_media_type'),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    evictedAt: instant('evicted_at'),
+  },
+  (t) => [index('strategy_versions_page_idx').on(t.strategyId, t.createdAt, t.id)],
+);
+
+/** Content-addressed blobs stored under `<data dir>/registry/blobs`, shared by every version that links them. */
+export const registryBlobs = pgTable('registry_blobs', {
+  digest: text('digest').primaryKey(),
+  size: bigint('size', { mode: 'number' }).notNull(),
+  createdAt: instant('created_at').notNull(),
+});
+
+/** Which blobs a version's repository holds; a blob no link names any more is deleted (eviction). */
+export const registryBlobLinks = pgTable(
+  'registry_blob_links',
+  {
+    versionId: uuid('version_id')
+      .notNull()
+      .references(() => strategyVersions.id),
+    digest: text('digest')
+      .notNull()
+      .references(() => registryBlobs.digest),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.versionId, t.digest] }),
+    index('registry_blob_links_digest_idx').on(t.digest),
+  ],
+);
+
+/** Manifests pushed to a version's repository, kept byte for byte. */
+export const registryManifests = pgTable(
+  'registry_manifests',
+  {
+    versionId: uuid('version_id')
+      .notNull()
+      .references(() => strategyVersions.id),
+    digest: text('digest').notNull(),
+    mediaType: text('media_type').notNull(),
+    content: bytes('content').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.versionId, t.digest] })],
+);
+
+export const registryTags = pgTable(
+  'registry_tags',
+  {
+    versionId: uuid('version_id')
+      .notNull()
+      .references(() => strategyVersions.id),
+    tag: text('tag').notNull(),
+    digest: text('digest').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.versionId, t.tag] })],
+);
+
+/** Blob uploads in progress; the bytes so far are the file `<data dir>/registry/uploads/<id>`. */
+export const registryUploads = pgTable(
+  'registry_uploads',
+  {
+    id: uuid('id').primaryKey(),
+    versionId: uuid('version_id')
+      .notNull()
+      .references(() => strategyVersions.id),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('registry_uploads_version_idx').on(t.versionId)],
+);

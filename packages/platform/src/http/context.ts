@@ -1,10 +1,12 @@
 import type { BarStore } from '@hindsight/marketdata';
 import type { Db } from '../db/database.ts';
+import type { RegistryStore } from '../registry/registry-store.ts';
 import type { ApiKeyRepository } from '../repositories/api-keys.ts';
 import type { CatalogRepository } from '../repositories/catalog.ts';
 import type { ConfigurationRepository } from '../repositories/configurations.ts';
 import type { StrategyRepository } from '../repositories/strategies.ts';
 import type { UserRepository } from '../repositories/users.ts';
+import type { VersionRepository } from '../repositories/versions.ts';
 
 /** Everything a route needs, built once at start and handed to each resource plugin. */
 export interface PlatformContext {
@@ -14,6 +16,9 @@ export interface PlatformContext {
   apiKeys: ApiKeyRepository;
   strategies: StrategyRepository;
   configurations: ConfigurationRepository;
+  versions: VersionRepository;
+  /** The built-in image registry's metadata and blobs (`$HINDSIGHT_DATA_DIR/registry`). */
+  registry: RegistryStore;
   catalog: CatalogRepository;
   /** Stored market data (`$HINDSIGHT_DATA_DIR/market`). */
   market: BarStore;

@@ -15,14 +15,23 @@ export function registerOwnedResource(app: FastifyInstance): void {
 
 /**
  * A route `onRequest` hook (it runs after authentication, before the body is even parsed) that checks
- * an id path parameter and loads the caller's resource, giving decision 35's order: 401, bad id 400,
- * 404/403, then any body problem (malformed JSON included) 400, then state 409.
+ * the id path parameters and loads the caller's resource, giving decision 35's order: 401, bad id 400
+ * (every id of the path before any lookup), 404/403, then any body problem (malformed JSON included)
+ * 400, then state 409. `params` names one id, or a parent and child (`['strategy_id', 'version_id']`).
  */
-export function loadOwned(param: string, load: (ownerId: string, id: string) => Promise<unknown>) {
+export function loadOwned(
+  params: string | string[],
+  load: (ownerId: string, ...ids: string[]) => Promise<unknown>,
+) {
+  const names = typeof params === 'string' ? [params] : params;
   return async (request: FastifyRequest) => {
-    const id = (request.params as Record<string, string | undefined>)[param] ?? '';
-    if (!isUuid(id)) throw badRequest(`${param}: "${id}" is not a UUID.`);
-    request.owned = await load(principalOf(request).userId, id);
+    const path = request.params as Record<string, string | undefined>;
+    const ids = names.map((param) => {
+      const id = path[param] ?? '';
+      if (!isUuid(id)) throw badRequest(`${param}: "${id}" is not a UUID.`);
+      return id;
+    });
+    request.owned = await load(principalOf(request).userId, ...ids);
   };
 }
 

@@ -12,8 +12,10 @@ import { authRoutes } from '../routes/auth.ts';
 import { catalogRoutes } from '../routes/catalog.ts';
 import { configurationRoutes } from '../routes/configurations.ts';
 import { eventRoutes } from '../routes/events.ts';
+import { registryRoutes } from '../routes/registry.ts';
 import { strategyRoutes } from '../routes/strategies.ts';
 import { templateRoutes } from '../routes/templates.ts';
+import { versionRoutes } from '../routes/versions.ts';
 import { webAppRoutes } from '../routes/web-app.ts';
 import { registerAuthentication } from './authentication.ts';
 import type { PlatformContext } from './context.ts';
@@ -74,10 +76,12 @@ export async function buildServer(
   await app.register(authRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
   await app.register(strategyRoutes, { ctx });
+  await app.register(versionRoutes, { ctx });
   await app.register(configurationRoutes, { ctx });
   await app.register(catalogRoutes, { ctx });
   await app.register(templateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
+  await app.register(registryRoutes, { ctx });
   app.get(
     '/v1/openapi.json',
     {

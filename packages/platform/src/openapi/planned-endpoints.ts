@@ -1,7 +1,6 @@
 /**
- * Endpoints of the spec that later work delivers (versions and the image registry, scenarios, results,
- * compare). openapi.json documents them now so clients can be written against the whole `/v1`, each
- * marked `x-hindsight-availability: planned` and listed under the "Planned" tag until it is served.
+ * Endpoints of the spec that later work delivers (scenarios, results, compare). openapi.json documents
+ * them now so clients can be written against the whole `/v1`, each marked `x-hindsight-availability: planned` and listed under the "Planned" tag until it is served.
  */
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -63,50 +62,9 @@ const scenarioListQuery = [
   { name: 'instruments', description: 'Comma-separated platform symbols.', schema: { type: 'string' } },
 ];
 
-const versions = '/v1/strategies/{strategy_id}/versions';
 const scenarios = '/v1/strategies/{strategy_id}/scenarios';
 
 export const plannedOperations: PlannedOperation[] = [
-  {
-    operationId: 'listVersions',
-    method: 'get',
-    path: versions,
-    summary: 'List versions',
-    statuses: [400, 401, 403, 404],
-  },
-  {
-    operationId: 'createVersion',
-    method: 'post',
-    path: versions,
-    summary: 'Create a version',
-    description:
-      'Every field is optional (`label`, `description`, `metadata`). The response adds `repositoryUrl` and `accessToken` beside `data` for the image push (decisions 19d, 34).',
-    statuses: [400, 401, 403, 404, 409],
-    requestBody: jsonBody('{label?, description?, metadata?}'),
-    success: { status: 201, description: 'Created version plus repositoryUrl and accessToken.' },
-  },
-  {
-    operationId: 'getVersion',
-    method: 'get',
-    path: `${versions}/{version_id}`,
-    summary: 'Get a version',
-    statuses: [400, 401, 403, 404],
-  },
-  {
-    operationId: 'updateVersion',
-    method: 'patch',
-    path: `${versions}/{version_id}`,
-    summary: 'Update version metadata',
-    statuses: [400, 401, 403, 404],
-    requestBody: jsonBody('{label?, description?, metadata?}'),
-  },
-  {
-    operationId: 'evictVersionImage',
-    method: 'delete',
-    path: `${versions}/{version_id}/image`,
-    summary: 'Evict the version image for good',
-    statuses: [400, 401, 403, 404],
-  },
   {
     operationId: 'getScenario',
     method: 'get',
