@@ -74,6 +74,7 @@ export async function buildGatewayServer(
   ctx: GatewayContext,
   connections: Set<StrategyConnection>,
 ): Promise<FastifyInstance> {
+  const logRequests = ctx.logs.for('gateway::http').isLevelEnabled('debug');
   const app = Fastify({
     loggerInstance: ctx.logs.for('gateway::http') as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -90,7 +91,7 @@ export async function buildGatewayServer(
     // A refused WebSocket upgrade (401, 400 ...): nobody owns the raw socket, so end it here, or
     // it would stay half-open and keep the server from closing.
     if (request.headers.upgrade !== undefined && reply.statusCode >= 400) request.raw.socket.end();
-    if (request.log.isLevelEnabled('debug')) {
+    if (logRequests) {
       request.log.debug({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
     }
   });
