@@ -217,6 +217,8 @@ export class SimulationEngine {
   private tradeSeq = 0;
   /** Simulated time: the end of the last completed group of bars. */
   private clock: number;
+  /** The time records and events are stamped with: the clock, or the end of the bar being filled. */
+  private stamp: number;
 
   constructor(
     private readonly config: EngineConfig,
@@ -226,6 +228,7 @@ export class SimulationEngine {
     const unconvertible = conversionProblems(config.instruments);
     if (unconvertible.length > 0) throw new EngineConfigError(unconvertible.join(' '));
     this.clock = config.startTime;
+    this.stamp = config.startTime;
     this.participation = participationOf(config.maxVolumeParticipation);
     this.commission = config.commission ?? ZERO_COMMISSION;
     this.slippage = config.slippage ?? NO_SLIPPAGE;
@@ -301,7 +304,14 @@ export class SimulationEngine {
         this.groupTime = undefined;
         if (this.outbox.length > 0) return { kind: 'events', events: this.drain() };
       }
+      if (this.groupTime === undefined && t > this.clock) {
+        // A hole in the data: what falls in it (rollovers, DAY expiries, candle closes) happens at its
+        // own time, at the last quotes, before the next bar.
+        this.closeGroup(t);
+        if (this.outbox.length > 0) return { kind: 'events', events: this.drain() };
+      }
       this.groupTime = t;
+      this.stamp = t + MINUTE_MS;
       this.onBar(
         this.instruments[cursor.symbolIndex] as InstrumentState,
         cursor.batch as BidAskBarBatch,
@@ -338,6 +348,11 @@ export class SimulationEngine {
       this.config.positionMode === 'hedging' &&
       request.position_id !== undefined
     ) {
+      if (request.stop_loss || request.take_profit) {
+        const field = request.stop_loss ? 'stop_loss' : 'take_profit';
+        const message = `An order with position_id reduces that position and opens none for ${field} to protect.`;
+        return { ok: false, code: 'VALIDATION_ERROR', message, details: { errors: [{ field, message }] } };
+      }
       const problem = this.positionTargetProblem(request);
       if (problem) {
         return {
@@ -373,13 +388,13 @@ export class SimulationEngine {
   ): SubmitResult {
     const id = this.nextOrderId();
     if (rejectReason) {
-      const rejected = newOrderRecord(request, { id, at: this.clock, status: 'REJECTED', rejectReason });
+      const rejected = newOrderRecord(request, { id, at: this.stamp, status: 'REJECTED', rejectReason });
       this.orders.set(id, rejected);
       this.emitOrder('ORDER_REJECTED', rejected);
       return { ok: true, handle: toOrderHandle(rejected), rejected: rejectReason };
     }
     const state = this.bySymbol.get(request.symbol) as InstrumentState;
-    let order = newOrderRecord(request, { id, at: this.clock });
+    let order = newOrderRecord(request, { id, at: this.stamp });
     this.orders.set(id, order);
     this.emitOrder('ORDER_CREATED', order);
     if (request.reduce_only && this.reduction(order).units.isZero())
@@ -424,7 +439,7 @@ export class SimulationEngine {
       this.cancelLive(order.id);
       return;
     }
-    this.execute(state, order, price, this.clock, closeReason);
+    this.execute(state, order, price, this.stamp, closeReason);
     const after = this.orders.get(order.id) as OrderRecord;
     if (isTerminal(after.status)) return;
     if (isImmediate(after.time_in_force)) this.cancelLive(after.id);
@@ -437,7 +452,7 @@ export class SimulationEngine {
    * limit.
    */
   private addResting(state: InstrumentState, order: OrderRecord, triggered = false): OrderRecord {
-    const live = order.status === 'PENDING' ? withStatus(order, 'OPEN', this.clock) : order;
+    const live = order.status === 'PENDING' ? withStatus(order, 'OPEN', this.stamp) : order;
     this.orders.set(order.id, live);
     const expiry = expiresAt(live.time_in_force, state.spec.calendar, live.created_at);
     if (expiry !== null) this.expiries.set(live.id, expiry);
@@ -541,7 +556,7 @@ export class SimulationEngine {
     }
     for (const legId of live) {
       const leg = this.orders.get(legId) as OrderRecord;
-      const grown: OrderRecord = { ...leg, quantity: leg.quantity.plus(units), updated_at: this.clock };
+      const grown: OrderRecord = { ...leg, quantity: leg.quantity.plus(units), updated_at: this.stamp };
       this.orders.set(legId, grown);
       this.emitOrder('BRACKET_ORDER_MODIFIED', grown);
     }
@@ -572,9 +587,9 @@ export class SimulationEngine {
           ...(leg === 'stop' ? { stop_price: price } : { limit_price: price }),
           ...(positionId !== undefined && { position_id: positionId }),
         },
-        { id, at: this.clock, parentOrderId: entry.id },
+        { id, at: this.stamp, parentOrderId: entry.id },
       );
-      const open = withStatus(record, 'OPEN', this.clock);
+      const open = withStatus(record, 'OPEN', this.stamp);
       this.orders.set(id, open);
       state.matcher.add({
         id,
@@ -686,7 +701,7 @@ export class SimulationEngine {
     state.matcher.remove(orderId);
     this.expiries.delete(orderId);
     this.links.forget(orderId);
-    const cancelled = withStatus(order, 'CANCELLED', this.clock);
+    const cancelled = withStatus(order, 'CANCELLED', this.stamp);
     this.orders.set(orderId, cancelled);
     this.emitOrder('ORDER_CANCELLED', cancelled);
     return cancelled;
@@ -706,6 +721,23 @@ export class SimulationEngine {
     const validation = validateModifyOrderRequest(patch, order);
     if (!validation.ok) return validation;
     const changes = validation.changes;
+    const leg = this.links.leg(orderId);
+    if (leg && changes.quantity) {
+      const held = this.protectedUnits(order.symbol, order.side, leg.positionId);
+      if (changes.quantity.gt(order.filled_quantity.plus(held))) {
+        const most = toDecimalString(order.filled_quantity.plus(held));
+        return {
+          ok: false,
+          code: 'INVALID_VALUE',
+          message: `An exit leg cannot exceed the position it protects: quantity may be at most ${most}.`,
+          details: {
+            field: 'quantity',
+            provided: (patch as Record<string, unknown>).quantity,
+            max_quantity: most,
+          },
+        };
+      }
+    }
     if (Object.keys(changes).length === 0) {
       return {
         ok: false,
@@ -725,7 +757,7 @@ export class SimulationEngine {
       ...(changes.stop_loss && { stop_loss: changes.stop_loss }),
       ...(changes.take_profit && { take_profit: changes.take_profit }),
       ...(changes.trailing_distance && { trailing_distance: changes.trailing_distance }),
-      updated_at: this.clock,
+      updated_at: this.stamp,
     };
     const quote = resting
       ? this.marketablePrice(state, {
@@ -744,7 +776,7 @@ export class SimulationEngine {
         details: { field, provided: (patch as Record<string, unknown>)[field] },
       };
     }
-    if (remainingQuantity(next).isZero()) next = withStatus(next, 'FILLED', this.clock);
+    if (remainingQuantity(next).isZero()) next = withStatus(next, 'FILLED', this.stamp);
     this.orders.set(orderId, next);
     if (resting) {
       if (next.status === 'FILLED') {
@@ -783,8 +815,8 @@ export class SimulationEngine {
     const state = this.bySymbol.get(order.symbol) as InstrumentState;
     const moved: OrderRecord =
       leg === 'stop'
-        ? { ...order, stop_price: price, updated_at: this.clock }
-        : { ...order, limit_price: price, updated_at: this.clock };
+        ? { ...order, stop_price: price, updated_at: this.stamp }
+        : { ...order, limit_price: price, updated_at: this.stamp };
     this.orders.set(legId, moved);
     state.matcher.update(legId, leg === 'stop' ? { stop: price } : { limit: price });
     this.emitOrder('BRACKET_ORDER_MODIFIED', moved);
@@ -1057,6 +1089,7 @@ export class SimulationEngine {
   private closeGroup(clock: number): void {
     const previous = this.clock;
     this.clock = clock;
+    this.stamp = clock;
     this.chargeFunding(previous, clock);
     for (const [orderId, expiry] of this.expiries) {
       if (expiry > clock) continue;
@@ -1192,7 +1225,7 @@ export class SimulationEngine {
     state: InstrumentState,
     order: OrderRecord,
     basePrice: Dec,
-    at = this.clock,
+    at = this.stamp,
     closeReason?: CloseReason,
   ): void {
     let units = remainingQuantity(order);
@@ -1293,7 +1326,7 @@ export class SimulationEngine {
   }
 
   private reject(order: OrderRecord, reason: RejectReason): SubmitResult {
-    const rejected = withStatus(order, 'REJECTED', this.clock, reason);
+    const rejected = withStatus(order, 'REJECTED', this.stamp, reason);
     this.orders.set(order.id, rejected);
     this.emitOrder('ORDER_REJECTED', rejected);
     return { ok: true, handle: toOrderHandle(rejected), rejected: reason };
@@ -1301,7 +1334,7 @@ export class SimulationEngine {
 
   private emitOrder(event: string, order: OrderRecord): void {
     const state = this.bySymbol.get(order.symbol);
-    const wire: EngineEvent = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.clock) };
+    const wire: EngineEvent = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.stamp) };
     // The event names the entry while the engine tracks the exit leg it placed (trading-gateway.md).
     if (order.parent_order_id !== null && this.links.isLeg(order.id))
       wire.parent_order_id = order.parent_order_id;

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { BidAskBarBatch } from '@hindsight/core';
+import { type BarCursor, type EngineConfig, SimulationEngine } from '../src/index.ts';
+import { runAll } from './support/engine-harness.ts';
+
+/** Bars at given UTC times (cents; ask = bid + 2): [time, open, high, low, close], holes allowed. */
+function cursorAt(rows: [string, number, number, number, number][]): BarCursor {
+  const n = rows.length;
+  const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
+  const side = (k: number, add: number) => col((i) => (rows[i]?.[k] as number) + add);
+  const batch: BidAskBarBatch = {
+    symbol: 'C:BTCUSD',
+    priceDecimals: 2,
+    volumeDecimals: 0,
+    length: n,
+    time: col((i) => Date.parse(rows[i]?.[0] as string)),
+    bidOpen: side(1, 0),
+    bidHigh: side(2, 0),
+    bidLow: side(3, 0),
+    bidClose: side(4, 0),
+    askOpen: side(1, 2),
+    askHigh: side(2, 2),
+    askLow: side(3, 2),
+    askClose: side(4, 2),
+    volume: col(() => 1),
+  };
+  let row = -1;
+  return {
+    next: () => ++row < n,
+    get time() {
+      return batch.time[row] as number;
+    },
+    symbolIndex: 0,
+    batch,
+    get row() {
+      return row;
+    },
+  };
+}
+
+const engine = (extra: Partial<EngineConfig> = {}) =>
+  new SimulationEngine(
+    {
+      instruments: [
+        { symbol: 'C:BTCUSD', market: 'CRYPTO', underlying: 'BTC', denomination: 'USD', calendar: 'utc' },
+      ],
+      subscriptions: [
+        { instrument: 'C:BTCUSD', timeframes: ['1m'], updates: ['order_update', 'trade_update'] },
+      ],
+      startTime: Date.parse('2024-01-03T21:55:00Z'),
+      endTime: Date.parse('2024-01-03T22:10:00Z'),
+      positionMode: 'netting',
+      initialCapital: '100000',
+      assertIdentity: true,
+      ...extra,
+    },
+    ['C:BTCUSD'],
+  );
+
+const bar = (
+  t: string,
+  o: number,
+  h: number,
+  l: number,
+  c: number,
+): [string, number, number, number, number] => [`2024-01-03T${t}:00Z`, o, h, l, c];
+// Wednesday 2024-01-03 22:00 UTC is the 17:00 New York rollover, charged 3 days.
+const FUNDING = { funding: { model: 'daily' as const, long_rate: '-0.365', short_rate: '0' } };
+
+describe('engine time across holes in the data', () => {
+  it('charges a rollover that falls in a hole at the last quote before it', () => {
+    const e = engine(FUNDING);
+    const c = cursorAt([
+      bar('21:57', 10000, 10010, 9990, 10000),
+      bar('21:58', 10000, 10010, 9990, 10000),
+      // No 21:59 bar: the 22:00 rollover is in the hole.
+      bar('22:00', 15000, 15000, 15000, 15000),
+      bar('22:01', 15000, 15000, 15000, 15000),
+    ]);
+    e.advance(c);
+    e.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '2', order_type: 'MARKET' });
+    runAll(e, c);
+    // 2 x 100.00 (the bid before the hole) x -0.365 x 3 / 365 = -0.6.
+    assert.equal(e.accountView().balance, '99999.4');
+  });
+
+  it('charges a position open across the rollover even when the first bar after the hole closes it', () => {
+    const e = engine(FUNDING);
+    const c = cursorAt([
+      bar('21:57', 10000, 10010, 9990, 10000),
+      bar('21:58', 10000, 10010, 9990, 10000),
+      bar('22:00', 10000, 10500, 10000, 10000),
+      bar('22:01', 10000, 10000, 10000, 10000),
+    ]);
+    e.advance(c);
+    e.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '2',
+      order_type: 'MARKET',
+      take_profit: '105',
+    });
+    runAll(e, c);
+    // Bought 2 at 100.02, sold at 105: +9.96, less the 0.6 of funding at 22:00.
+    assert.equal(e.accountView().balance, '100009.36');
+  });
+
+  it('expires a DAY order at its session end inside a hole, before the next bar can fill it', () => {
+    const e = engine({
+      startTime: Date.parse('2024-01-03T23:55:00Z'),
+      endTime: Date.parse('2024-01-04T00:10:00Z'),
+    });
+    const c = cursorAt([
+      ['2024-01-03T23:56:00Z', 10000, 10010, 9990, 10000],
+      ['2024-01-03T23:57:00Z', 10000, 10010, 9990, 10000],
+      ['2024-01-04T00:00:00Z', 10000, 10000, 9000, 9000],
+      ['2024-01-04T00:01:00Z', 9000, 9000, 9000, 9000],
+    ]);
+    e.advance(c);
+    const r = e.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '95',
+      time_in_force: 'DAY',
+    });
+    runAll(e, c);
+    assert.ok(r.ok);
+    assert.equal(e.order(r.handle.id)?.status, 'EXPIRED');
+  });
+
+  it('stamps events of a bar with the bar close, so updated_at never goes back', () => {
+    const e = engine();
+    const c = cursorAt([
+      bar('21:57', 10000, 10010, 9990, 10000),
+      bar('21:58', 10000, 10010, 9990, 10000),
+      bar('21:59', 10000, 10000, 9000, 9000),
+      bar('22:00', 9000, 9000, 9000, 9000),
+    ]);
+    e.advance(c);
+    e.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'MARKET',
+      stop_loss: '95',
+      take_profit: '110',
+    });
+    e.drain();
+    const orderEvents = runAll(e, c).filter((x) => x.type === 'order');
+    assert.deepEqual(
+      orderEvents.map((x) => [x.event, x.timestamp, (x.order as { updated_at: string }).updated_at]),
+      [
+        ['ORDER_FILLED', '2024-01-03T22:00:00.000Z', '2024-01-03T22:00:00.000Z'],
+        ['ORDER_CANCELLED', '2024-01-03T22:00:00.000Z', '2024-01-03T22:00:00.000Z'],
+      ],
+    );
+  });
+});
+
+describe('engine refusals found by the property tests', () => {
+  it('refuses brackets on a hedging order aimed at a position (it opens nothing to protect)', () => {
+    const e = engine({ positionMode: 'hedging' });
+    e.advance(cursorAt([bar('21:57', 10000, 10010, 9990, 10000), bar('21:58', 10000, 10010, 9990, 10000)]));
+    e.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' });
+    const [position] = e.positions();
+    const r = e.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'SELL',
+      quantity: '1',
+      order_type: 'MARKET',
+      position_id: position?.id,
+      take_profit: '90',
+    });
+    assert.equal(!r.ok && r.code, 'VALIDATION_ERROR');
+    assert.equal(e.positions().length, 1, 'nothing was placed');
+  });
+
+  it('refuses to enlarge an exit leg past its position', () => {
+    const e = engine();
+    e.advance(cursorAt([bar('21:57', 10000, 10010, 9990, 10000), bar('21:58', 10000, 10010, 9990, 10000)]));
+    const r = e.submitOrder({
+      symbol: 'C:BTCUSD',
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'MARKET',
+      stop_loss: '90',
+    });
+    assert.ok(r.ok);
+    const leg = e.listOrders().find((o) => o.parent_order_id === r.handle.id)?.id as string;
+    const m = e.modifyOrder(leg, { quantity: '5' });
+    assert.equal(!m.ok && m.code, 'INVALID_VALUE');
+    assert.deepEqual(!m.ok && m.details, { field: 'quantity', provided: '5', max_quantity: '1' });
+    assert.equal(e.order(leg)?.quantity.toString(), '1');
+  });
+});
