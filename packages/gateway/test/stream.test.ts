@@ -144,7 +144,7 @@ describe('event stream over a real WebSocket (simulation provider)', () => {
   });
 
   it('pings, keeps a connection that answers pong and closes one that misses two', async () => {
-    const t = await startTestGateway({ scenario: SHORT, heartbeatMs: 40 });
+    const t = await startTestGateway({ scenario: SHORT, heartbeatMs: 100 });
     try {
       const lively = await StrategyClient.connect(t.url);
       const silent = await StrategyClient.connect(t.url, { autoPong: false });
