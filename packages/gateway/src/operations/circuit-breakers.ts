@@ -6,8 +6,8 @@ import { GatewayError } from '../errors.ts';
  * - `adapter` trips after 5 consecutive failed provider calls (502/503 or an unexpected failure);
  *   while open, provider-backed requests get 503 PROVIDER_UNAVAILABLE. After 30 s open, one trial
  *   request is let through: its success closes the breaker, its failure re-opens it for 30 s more.
- * - `exit_order` trips after 3 consecutive failures to place or re-establish a stop-loss or
- *   take-profit leg; while open, new orders that carry stop_loss/take_profit are refused with 503
+ * - `exit_order` trips after 3 consecutive failures to re-establish a stop-loss or take-profit leg
+ *   (exit-leg moves answering 502 PROVIDER_ERROR); while open, new orders that carry stop_loss/take_profit are refused with 503
  *   PROVIDER_UNAVAILABLE, so no position opens unprotected. Same 30 s trial rule.
  * - `POST /v1/circuit-breakers/reset` closes both and zeroes the counts, at most once per 60 s: a
  *   reset within 60 s of the last successful one is 409 RESET_COOLDOWN.
