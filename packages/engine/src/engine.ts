@@ -3,6 +3,7 @@ import {
   Dec,
   type MarketId,
   type SessionCalendar,
+  type TickWindow,
   type Timeframe,
   ticksToDecimalString,
   toDecimalString,
@@ -101,6 +102,8 @@ export interface BarCursor {
   readonly symbolIndex: number;
   readonly batch: BidAskBarBatch | undefined;
   readonly row: number;
+  /** The stored ticks inside the current bar, when there are any (`TickReplay`): fills follow them. */
+  readonly ticks?: TickWindow | undefined;
 }
 
 /** Events in the gateway's WebSocket shapes (trading-gateway.md, Events), before `seq` is stamped. */
@@ -316,6 +319,7 @@ export class SimulationEngine {
         this.instruments[cursor.symbolIndex] as InstrumentState,
         cursor.batch as BidAskBarBatch,
         cursor.row,
+        cursor.ticks,
       );
       this.pending = false;
     }
@@ -1044,31 +1048,24 @@ export class SimulationEngine {
     });
   }
 
-  private onBar(state: InstrumentState, batch: BidAskBarBatch, row: number): void {
+  private onBar(
+    state: InstrumentState,
+    batch: BidAskBarBatch,
+    row: number,
+    ticks: TickWindow | undefined,
+  ): void {
     state.volume = batch.volume[row] as number;
     state.volumeDecimals = batch.volumeDecimals;
     if (this.participation) state.consumed = ZERO;
     if (state.matcher.size > 0) {
-      const outcome = state.matcher.onBar({
-        priceDecimals: batch.priceDecimals,
-        bid: {
-          open: batch.bidOpen[row] as number,
-          high: batch.bidHigh[row] as number,
-          low: batch.bidLow[row] as number,
-          close: batch.bidClose[row] as number,
-        },
-        ask: {
-          open: batch.askOpen[row] as number,
-          high: batch.askHigh[row] as number,
-          low: batch.askLow[row] as number,
-          close: batch.askClose[row] as number,
-        },
-      });
-      for (const fill of this.links.stopLegsFirst(outcome.fills)) {
+      const barEnd = (batch.time[row] as number) + MINUTE_MS;
+      // With ticks the true order of events is known; on a bar, the stop leg is assumed first.
+      const outcome = ticks ? state.matcher.onTicks(ticks) : this.onBarPath(state, batch, row);
+      for (const fill of outcome.fills) {
         const order = this.orders.get(fill.orderId) as OrderRecord;
         // A sibling that filled earlier in this bar has cancelled it (one-cancels-other).
         if (order.status !== 'OPEN' && order.status !== 'PARTIALLY_FILLED') continue;
-        this.execute(state, order, fill.price, (batch.time[row] as number) + MINUTE_MS);
+        this.execute(state, order, fill.price, fill.time ?? barEnd);
         // Filled in part under a volume limit: a triggered stop goes on as a market order.
         const after = this.orders.get(fill.orderId) as OrderRecord;
         if (!isTerminal(after.status) && state.matcher.has(after.id)) this.addResting(state, after, true);
@@ -1084,6 +1081,26 @@ export class SimulationEngine {
     state.hasQuote = true;
     if (this.marked.has(state.spec.symbol))
       this.book.markTicks(state.spec.symbol, state.bid, state.ask, state.priceDecimals);
+  }
+
+  /** The resting orders a bar fills on its assumed path, the stop leg of a bracket first. */
+  private onBarPath(state: InstrumentState, batch: BidAskBarBatch, row: number) {
+    const outcome = state.matcher.onBar({
+      priceDecimals: batch.priceDecimals,
+      bid: {
+        open: batch.bidOpen[row] as number,
+        high: batch.bidHigh[row] as number,
+        low: batch.bidLow[row] as number,
+        close: batch.bidClose[row] as number,
+      },
+      ask: {
+        open: batch.askOpen[row] as number,
+        high: batch.askHigh[row] as number,
+        low: batch.askLow[row] as number,
+        close: batch.askClose[row] as number,
+      },
+    });
+    return { ...outcome, fills: this.links.stopLegsFirst(outcome.fills) };
   }
 
   private closeGroup(clock: number): void {

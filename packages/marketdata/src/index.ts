@@ -41,4 +41,5 @@ export {
 } from './replay.ts';
 export { deriveBidAsk, type SpreadFactors, spreadFactors } from './spread.ts';
 export { barChunkKey, barIndexKey, monthRange, symbolKey, tickChunkKey, utcMonth } from './store-keys.ts';
+export { TickReplay, type TickSource } from './tick-replay.ts';
 export { DEFAULT_ZSTD_LEVEL, ensureZstd, zstdCompress, zstdDecompress } from './zstd.ts';

@@ -50,6 +50,13 @@ export interface QuoteTickBatch {
   askVolume: Float64Array;
 }
 
+/** The ticks inside one base bar during replay: rows [from, to) of `batch`, in time order. */
+export interface TickWindow {
+  batch: QuoteTickBatch;
+  from: number;
+  to: number;
+}
+
 export const BID_ASK_PRICE_COLUMNS = [
   'bidOpen',
   'bidHigh',

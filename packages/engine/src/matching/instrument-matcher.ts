@@ -1,4 +1,4 @@
-import { Dec, ticksToDecimalString } from '@hindsight/core';
+import { Dec, type TickWindow, ticksToDecimalString } from '@hindsight/core';
 import {
   type Direction,
   highFirst,
@@ -48,8 +48,10 @@ export interface FillIntent {
   orderId: string;
   /** The pre-slippage fill price. */
   price: Dec;
-  /** Path segment of the fill (0 = at the open), to order fills within the bar. */
+  /** Path segment of the fill (0 = at the open), or the tick's index, to order fills within the bar. */
   segment: number;
+  /** The tick's time when the fill came from ticks (epoch ms). */
+  time?: number;
 }
 
 export interface BarOutcome {
@@ -164,6 +166,43 @@ export class InstrumentMatcher {
       }
     }
     fills.sort((a, b) => a.segment - b.segment);
+    return { fills, triggered };
+  }
+
+  /**
+   * Evaluates every resting order against the bar's ticks, in time order (docs/fills.md "Ticks"): each
+   * tick is a point of its own, so an order fills at the first tick that satisfies it, at that tick's
+   * price (ask for buys, bid for sells). Each order fills at most once per bar, as with bars.
+   */
+  onTicks(window: TickWindow): BarOutcome {
+    const fills: FillIntent[] = [];
+    const triggered: string[] = [];
+    if (this.orders.size === 0) return { fills, triggered };
+    const { batch } = window;
+    const done = new Set<string>();
+    for (let i = window.from; i < window.to; i++) {
+      const bid = batch.bid[i] as number;
+      const ask = batch.ask[i] as number;
+      for (const prepared of this.orders.values()) {
+        const order = prepared.order;
+        if (done.has(order.id)) continue;
+        if (prepared.barDecimals !== batch.priceDecimals) this.prepare(prepared, batch.priceDecimals);
+        const point = (order.direction === 'BUY' ? ask : bid) * prepared.factor;
+        const fill = this.evaluate(prepared, [point, point, point, point]);
+        if (fill === 'triggered') {
+          if (!order.triggered) triggered.push(order.id);
+          order.triggered = true;
+        } else if (fill) {
+          done.add(order.id);
+          fills.push({
+            orderId: order.id,
+            price: toDecimal(fill.price, prepared.scale),
+            segment: i - window.from,
+            time: batch.time[i] as number,
+          });
+        }
+      }
+    }
     return { fills, triggered };
   }
 
