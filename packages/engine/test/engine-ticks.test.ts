@@ -175,6 +175,7 @@ describe('engine on ticks (TickReplay)', () => {
     const { exits, events } = await bracketRun(true);
     assert.deepEqual(exits, [['102.5', '2024-03-04T10:01:20.000Z']]);
     const cancelled = events.find((e) => e.type === 'order' && e.event === 'ORDER_CANCELLED');
-    assert.equal((cancelled?.order as { stop_price: string }).stop_price, '92', 'the stop leg is cancelled');
+    assert.ok(cancelled, 'the stop leg is cancelled');
+    assert.equal((cancelled.order as { stop_price: string }).stop_price, '92');
   });
 });
