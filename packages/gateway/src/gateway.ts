@@ -78,6 +78,8 @@ async function createProvider(settings: GatewaySettings, options: GatewayOptions
         store,
         engineVersion: GATEWAY_VERSION,
         rateLimitPerMinute: settings.rateLimitPerMinute,
+        mode: settings.mode === 'paper' ? 'paper' : 'simulation',
+        replaySpeed: settings.replaySpeed,
       });
     }
   }

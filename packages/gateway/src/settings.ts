@@ -14,7 +14,7 @@ export type GatewayMode = (typeof MODES)[number];
 
 /** The modes each provider runs in; the first is its default. */
 export const PROVIDER_MODES: Record<ProviderName, readonly GatewayMode[]> = {
-  simulation: ['simulation'],
+  simulation: ['simulation', 'paper'],
 };
 
 export const DEFAULT_STALL_TIMEOUT_SECONDS = 300;
@@ -39,6 +39,8 @@ export interface GatewaySettings {
   stallTimeoutMs: number;
   /** Ingress limit per fixed one-minute window. */
   rateLimitPerMinute: number;
+  /** Simulation in paper mode: simulated minutes per wall-clock minute (1 = real time). */
+  replaySpeed: number;
   gitSha: string;
 }
 
@@ -121,6 +123,15 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
       ? DEFAULT_RATE_LIMIT_PER_MINUTE
       : wholeNumber('GATEWAY_RATE_LIMIT_PER_MINUTE', rateText, 1, 100_000_000);
 
+  const speedText = present(env.HINDSIGHT_REPLAY_SPEED) ?? '1';
+  const replaySpeed = Number(speedText);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(speedText) || !(replaySpeed > 0) || replaySpeed > 1_000_000) {
+    throw new SettingsError(
+      'HINDSIGHT_REPLAY_SPEED',
+      `"${speedText}" must be a number above 0 (simulated minutes per wall-clock minute, 1 = real time).`,
+    );
+  }
+
   const resultsDir = present(env.HINDSIGHT_RESULTS_DIR);
   return {
     provider,
@@ -135,6 +146,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     resultsDir: resultsDir === undefined ? undefined : resolve(resultsDir),
     stallTimeoutMs: stallSeconds * 1000,
     rateLimitPerMinute,
+    replaySpeed,
     gitSha: present(env.HINDSIGHT_GIT_SHA) ?? 'unknown',
   };
 }

@@ -37,9 +37,11 @@ describe('gateway configuration', () => {
     assert.equal(settings.enableSwagger, false);
     assert.equal(settings.log.defaultLevel, 'info');
     fails(
-      { ...base, GATEWAY_MODE: 'paper' },
-      /^GATEWAY_MODE: the simulation provider runs in simulation mode only/,
+      { ...base, GATEWAY_MODE: 'live' },
+      /^GATEWAY_MODE: the simulation provider runs in simulation or paper mode only, not live\.$/,
     );
+    assert.equal(readGatewaySettings({ ...base, GATEWAY_MODE: 'paper' }).mode, 'paper');
+    fails({ ...base, HINDSIGHT_REPLAY_SPEED: '0' }, /^HINDSIGHT_REPLAY_SPEED: "0" must be a number above 0/);
     fails({ ...base, GATEWAY_MODE: 'demo' }, /"demo" is not a mode; use paper, live, simulation/);
     fails({ ...base, GATEWAY_PORT: '80a' }, /^GATEWAY_PORT: "80a" must be a whole number from 0 to 65535/);
     fails({ ...base, ENABLE_SWAGGER: 'yes' }, /^ENABLE_SWAGGER/);

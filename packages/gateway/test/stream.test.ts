@@ -235,6 +235,27 @@ describe('event stream over a real WebSocket (simulation provider)', () => {
     }
   });
 
+  it('replays in wall-clock time in paper mode, where acknowledgments are informational', async () => {
+    const t = await startTestGateway({
+      scenario: SHORT,
+      env: { GATEWAY_MODE: 'paper', HINDSIGHT_REPLAY_SPEED: '100000' },
+    });
+    try {
+      const client = await StrategyClient.connect(t.url);
+      assert.equal(await client.closed, 1000);
+      assert.equal(
+        client.events.filter((e) => e.type === 'candle').length,
+        20,
+        'every candle without one ack',
+      );
+      const end = await t.gateway.done;
+      assert.equal(end.outcome.kind, 'completed');
+      assert.equal(t.gateway.provider.mode, 'paper');
+    } finally {
+      await t.gateway.close();
+    }
+  });
+
   it('fails the run as a strategy failure when events stay unacknowledged past the stall timeout', async () => {
     const t = await startTestGateway({ scenario: SHORT, env: { GATEWAY_STALL_TIMEOUT_SECONDS: '1' } });
     try {

@@ -45,12 +45,19 @@ import type { Scenario } from './scenario.ts';
  * published and simulated time stands still until the strategy acknowledges it (ack-gated time).
  * Order calls run at the current simulated time, and their events form a batch of their own.
  * A strategy that leaves events unacknowledged past the stall timeout fails the run.
+ *
+ * In `paper` mode the same replay runs in wall-clock time instead: `replaySpeed` simulated minutes
+ * per minute (1 = real time), acknowledgments are informational, and orders fill against the
+ * replayed data as it plays.
  */
 export interface SimulationProviderOptions {
   scenario: Scenario;
   store: BarStore;
   engineVersion: string;
   rateLimitPerMinute: number;
+  /** `simulation` (default): ack-gated time; `paper`: wall-clock time at `replaySpeed`. */
+  mode?: 'simulation' | 'paper';
+  replaySpeed?: number;
 }
 
 const ALL_UPDATES: readonly UpdateKind[] = [
@@ -77,7 +84,7 @@ const REJECT_MESSAGES: Partial<Record<RejectReason, string>> = {
 
 export class SimulationProvider implements Provider {
   readonly name = 'simulation';
-  readonly mode = 'simulation' as const;
+  readonly mode: 'simulation' | 'paper';
   readonly finished: Promise<RunOutcome>;
   private readonly engine: SimulationEngine;
   private readonly reader: ReplayReader;
@@ -93,6 +100,7 @@ export class SimulationProvider implements Provider {
 
   constructor(private readonly options: SimulationProviderOptions) {
     const { scenario } = options;
+    this.mode = options.mode ?? 'simulation';
     for (const definition of scenario.instruments) this.instruments.set(definition.symbol, definition);
     for (const subscription of scenario.subscriptions) {
       const updates = new Set<UpdateKind>();
@@ -169,9 +177,11 @@ export class SimulationProvider implements Provider {
 
   private async run(): Promise<RunOutcome> {
     const sink = this.sink();
+    const paced = this.mode === 'paper' ? this.pacer() : undefined;
     try {
       for (;;) {
-        await sink.settled();
+        if (paced) await paced();
+        else await sink.settled();
         if (this.stopped) return { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
         const step = this.engine.advance(this.reader);
         if (step.kind === 'events') {
@@ -181,7 +191,7 @@ export class SimulationProvider implements Provider {
         if (!(await this.reader.fill())) break;
       }
       this.deliver(this.engine.endOfData());
-      await sink.settled();
+      if (!paced) await sink.settled();
       this.runDone = true;
       return { kind: 'completed', summary: {} };
     } catch (error) {
@@ -194,6 +204,18 @@ export class SimulationProvider implements Provider {
         message: `the replay failed: ${(error as Error).message}`,
       };
     }
+  }
+
+  /** Paper mode: waits until wall-clock time has caught up with simulated time. */
+  private pacer(): () => Promise<void> {
+    const speed = this.options.replaySpeed ?? 1;
+    const wallStart = Date.now();
+    const simStart = this.options.scenario.window.start;
+    return () => {
+      const due = wallStart + (this.engine.now - simStart) / speed;
+      const wait = due - Date.now();
+      return wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve();
+    };
   }
 
   /** Whether the replay reached the end of the window and the last batch was acknowledged. */
