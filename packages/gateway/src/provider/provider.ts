@@ -123,7 +123,7 @@ export interface ProviderHooks {
 
 /** How a provider's run ended (simulation: the window was replayed, or the strategy failed it). */
 export type RunOutcome =
-  | { kind: 'completed'; summary: Record<string, unknown> }
+  | { kind: 'completed' }
   | { kind: 'failed'; errorType: 'strategy' | 'platform'; message: string };
 
 export interface Provider {

@@ -96,7 +96,6 @@ export class SimulationProvider implements Provider {
   private hooks: ProviderHooks | undefined;
   private start: (() => void) | undefined;
   private stopped = false;
-  private runDone = false;
 
   constructor(private readonly options: SimulationProviderOptions) {
     const { scenario } = options;
@@ -192,8 +191,7 @@ export class SimulationProvider implements Provider {
       }
       this.deliver(this.engine.endOfData());
       if (!paced) await sink.settled();
-      this.runDone = true;
-      return { kind: 'completed', summary: {} };
+      return { kind: 'completed' };
     } catch (error) {
       if (error instanceof StallError)
         return { kind: 'failed', errorType: 'strategy', message: error.message };
@@ -216,11 +214,6 @@ export class SimulationProvider implements Provider {
       const wait = due - Date.now();
       return wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve();
     };
-  }
-
-  /** Whether the replay reached the end of the window and the last batch was acknowledged. */
-  get completed(): boolean {
-    return this.runDone;
   }
 
   private sink() {
