@@ -39,7 +39,7 @@ export class ResumeGapError extends Error {
 }
 
 export interface EventStreamOptions {
-  /** Buffered provider events kept for resumption (default 65,536). */
+  /** Buffered provider events kept for resumption (default 16,384). */
   bufferSize?: number;
   stallTimeoutMs: number;
   /** Told how many provider events each publish sent (metrics). */
@@ -64,7 +64,7 @@ export class EventStream implements EventSink {
   private closed = false;
 
   constructor(private readonly options: EventStreamOptions) {
-    const size = options.bufferSize ?? 65_536;
+    const size = options.bufferSize ?? 16_384;
     this.ring = new Array(size);
     this.ringSeq = new Float64Array(size);
   }
