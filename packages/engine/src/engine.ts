@@ -1083,6 +1083,19 @@ export class SimulationEngine {
       this.book.markTicks(state.spec.symbol, state.bid, state.ask, state.priceDecimals);
   }
 
+  /** DAY orders whose session ended by `clock` expire, stamped with their session end. */
+  private expireBy(clock: number): void {
+    for (const [orderId, expiry] of this.expiries) {
+      if (expiry > clock) continue;
+      this.expiries.delete(orderId);
+      const order = this.orders.get(orderId) as OrderRecord;
+      (this.bySymbol.get(order.symbol) as InstrumentState).matcher.remove(orderId);
+      const expired = withStatus(order, 'EXPIRED', expiry);
+      this.orders.set(orderId, expired);
+      this.emitOrder('ORDER_EXPIRED', expired);
+    }
+  }
+
   /** The resting orders a bar fills on its assumed path, the stop leg of a bracket first. */
   private onBarPath(state: InstrumentState, batch: BidAskBarBatch, row: number) {
     const outcome = state.matcher.onBar({
@@ -1108,32 +1121,30 @@ export class SimulationEngine {
     this.clock = clock;
     this.stamp = clock;
     this.chargeFunding(previous, clock);
-    for (const [orderId, expiry] of this.expiries) {
-      if (expiry > clock) continue;
-      this.expiries.delete(orderId);
-      const order = this.orders.get(orderId) as OrderRecord;
-      (this.bySymbol.get(order.symbol) as InstrumentState).matcher.remove(orderId);
-      const expired = withStatus(order, 'EXPIRED', expiry);
-      this.orders.set(orderId, expired);
-      this.emitOrder('ORDER_EXPIRED', expired);
-    }
+    if (this.expiries.size > 0) this.expireBy(clock);
     for (const state of this.instruments) {
       for (const aggregator of state.candles) {
         const closed = aggregator.closeBy(clock);
         if (closed) this.emitCandle(closed);
       }
     }
-    const { nav: navApprox, marginUsd } = this.margin.approx();
-    if (this.book.size > 0 || this.margin.state !== 'ok') this.checkMargin(clock, navApprox, marginUsd);
+    const flat = this.book.size === 0;
+    let navApprox = this.balanceApprox;
+    if (!flat || this.margin.state !== 'ok') {
+      const approx = this.margin.approx();
+      navApprox = approx.nav;
+      this.checkMargin(clock, navApprox, approx.marginUsd);
+    }
     if (this.config.assertIdentity) this.account.assertIdentity();
-    this.sampler.offerLazy({
-      time: clock,
+    this.sampler.offerLazy(
+      clock,
       navApprox,
-      balanceVersion: this.balanceVersion,
-      changed: this.changed,
-      exact: this.exactSample(),
-      ...(this.book.size === 0 && { nav: this.balanceDec }),
-    });
+      this.balanceVersion,
+      this.changed,
+      this.exactSample(),
+      // Flat, the NAV is the balance: at hand without computing.
+      flat ? this.balanceDec : undefined,
+    );
     this.changed = false;
   }
 

@@ -103,23 +103,6 @@ export interface ExactSample {
   marginUsed: DecimalInput;
 }
 
-/**
- * A point offered by the engine without its exact values: `navApprox` (a float) decides which points
- * are kept, and `exact` is called only for the kept ones (and for near ties), possibly much later, so
- * it must compute from values captured when the point was offered.
- */
-export interface LazySamplePoint {
-  time: number;
-  navApprox: number;
-  /** Changes whenever the balance changes: a point with a new balance is always kept. */
-  balanceVersion: number;
-  /** The position or balance changed at this point (fill, funding, liquidation...). */
-  changed: boolean;
-  exact: () => ExactSample;
-  /** The exact NAV when it is at hand without computing (a flat account: the balance). */
-  nav?: Dec;
-}
-
 interface Values {
   balance: Dec;
   units: string;
@@ -168,6 +151,8 @@ export class TimeseriesSampler {
   private inDrawdown = false;
   private trough: Held;
   private finished = false;
+  /** A dropped point's object, reused for the next one. */
+  private spare: Held | undefined;
 
   constructor(options: TimeseriesSamplerOptions) {
     if (!Number.isSafeInteger(options.startTime) || !Number.isSafeInteger(options.endTime)) {
@@ -208,17 +193,44 @@ export class TimeseriesSampler {
     });
   }
 
-  /** Offers a point whose exact values are computed only if it is kept (the engine's per-bar path). */
-  offerLazy(point: LazySamplePoint): void {
-    this.offerPoint({
-      time: point.time,
-      navApprox: point.navApprox,
-      balanceVersion: point.balanceVersion,
-      exact: point.exact,
+  /**
+   * Offers a point without its exact values (the engine's per-bar path, arguments rather than an
+   * object so it allocates nothing): `navApprox` (a float) decides which points are kept; `exact` is
+   * called only for kept points (and near ties), possibly much later, so it must compute from values
+   * captured when the point was offered. `balanceVersion` changes whenever the balance changes (a point
+   * with a new balance is always kept); `changed` flags a position or balance change; `nav` is the exact
+   * NAV when it is at hand without computing (a flat account: the balance).
+   */
+  offerLazy(
+    time: number,
+    navApprox: number,
+    balanceVersion: number,
+    changed: boolean,
+    exact: () => ExactSample,
+    nav?: Dec,
+  ): void {
+    // The held point is garbage unless it is written: recycle it for the next one.
+    const recycled = this.spare;
+    this.spare = undefined;
+    const next: Held = recycled ?? {
+      time,
+      navApprox,
+      balanceVersion,
+      exact,
       values: undefined,
-      nav: point.nav,
-      keep: point.changed,
-    });
+      nav,
+      keep: changed,
+    };
+    if (recycled) {
+      recycled.time = time;
+      recycled.navApprox = navApprox;
+      recycled.balanceVersion = balanceVersion;
+      recycled.exact = exact;
+      recycled.values = undefined;
+      recycled.nav = nav;
+      recycled.keep = changed;
+    }
+    this.offerPoint(next);
   }
 
   private offerPoint(next: Held): void {
@@ -260,6 +272,7 @@ export class TimeseriesSampler {
     }
 
     if (prev.keep) this.write(prev);
+    else if (prev !== this.peak && prev !== this.trough) this.spare = prev;
     this.held = next;
   }
 
