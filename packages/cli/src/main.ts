@@ -5,6 +5,7 @@ import { runDataImport } from './commands/data-import.ts';
 import { runGateway } from './commands/gateway.ts';
 import { runStart } from './commands/start.ts';
 import { runUsersCreate } from './commands/users.ts';
+import { runVersionsPush } from './commands/versions-push.ts';
 
 const program = new Command()
   .name('hindsight')
@@ -58,6 +59,25 @@ storageOptions(
     .requiredOption('--email <email>', 'email address to sign in with')
     .requiredOption('--password <password>', 'password (at least 8 characters)'),
 ).action(runUsersCreate);
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const versions = program.command('versions').description('strategy versions (container images)');
+versions
+  .command('push')
+  .description('build a one-layer image of a folder (no Docker needed) and push it as a new version')
+  .argument('<dir>', 'the strategy folder; it becomes the working directory /app in the image')
+  .requiredOption('--strategy <id>', 'the strategy to add the version to')
+  .requiredOption(
+    '--cmd <command>',
+    'the entrypoint, e.g. "python3 main.py" (split like a shell, no shell runs)',
+  )
+  .option('--env <KEY=VALUE>', 'image environment variable (repeatable)', collect)
+  .option('--workdir <path>', 'where the folder goes in the image (default /app)')
+  .option('--label <label>', 'label of the new version')
+  .option('--description <text>', 'description of the new version')
+  .addOption(new Option('--url <url>', 'the platform (default http://127.0.0.1:8000)').env('HINDSIGHT_URL'))
+  .addOption(new Option('--api-key <key>', "an API key of the strategy's owner").env('HINDSIGHT_API_KEY'))
+  .action(runVersionsPush);
 
 const data = program.command('data').description('manage stored market data');
 data

@@ -1,64 +1,7 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const bin = fileURLToPath(new URL('../bin/hindsight.js', import.meta.url));
-const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith('HINDSIGHT_') && k !== 'DATABASE_URL'),
-);
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...cleanEnv, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Starts `hindsight start` and resolves with its banner once it is listening. */
-function start(env: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'start', '--port', '0'], {
-      env: { ...cleanEnv, HINDSIGHT_LOG_LEVEL: 'warn', ...env },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('API docs:')) resolve({ child, banner: out });
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('close', (code) => reject(new Error(`start exited ${code}: ${err}${out}`)));
-  });
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    child.removeAllListeners('close');
-    child.on('close', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-
-const dataDir = () => mkdtempSync(join(tmpdir(), 'hindsight-cli-'));
+import { dataDir, run, start, stop } from './support/cli-process.ts';
 
 describe('hindsight CLI', () => {
   it('lists its commands with --help', async () => {

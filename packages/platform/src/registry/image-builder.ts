@@ -5,6 +5,7 @@ import { join, posix } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { envIssues, formatIssues } from '@hindsight/core';
 import tar from 'tar-stream';
 import { type Descriptor, digestOf, mediaTypes } from './manifests.ts';
 
@@ -112,6 +113,23 @@ function addEntry(pack: tar.Pack, entry: Entry): Promise<void> {
   });
 }
 
+/**
+ * The image's Env: the default PATH, then `entries` (a later entry for a key replaces an earlier one).
+ * The run rules of `env` (decision 24: key format, reserved names, sizes) hold here too, since the image
+ * env is the lowest layer of every run's environment (decision 25).
+ */
+function imageEnv(entries: string[]): string[] {
+  const env = new Map<string, string>();
+  for (const entry of [DEFAULT_PATH, ...entries]) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new Error(`env entry "${entry}" is not KEY=VALUE`);
+    env.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  const issues = envIssues(Object.fromEntries(env));
+  if (issues.length > 0) throw new Error(formatIssues(issues).message);
+  return [...env].map(([key, value]) => `${key}=${value}`);
+}
+
 /** Writes the layer of `spec.dir` to `layerPath` and returns the image's three parts. */
 export async function buildImage(spec: ImageSpec, layerPath: string): Promise<BuiltImage> {
   const workingDir = posix.normalize(spec.workingDir ?? '/app');
@@ -151,17 +169,12 @@ export async function buildImage(spec: ImageSpec, layerPath: string): Promise<Bu
     diffId,
   };
 
-  const env = new Map<string, string>();
-  for (const entry of [DEFAULT_PATH, ...(spec.env ?? [])]) {
-    const eq = entry.indexOf('=');
-    if (eq <= 0) throw new Error(`env entry "${entry}" is not KEY=VALUE`);
-    env.set(entry.slice(0, eq), entry);
-  }
+  const env = imageEnv(spec.env ?? []);
   const configBytes = Buffer.from(
     JSON.stringify({
       architecture: spec.architecture ?? ociArchitecture(process.arch),
       os: 'linux',
-      config: { Cmd: spec.cmd, Env: [...env.values()], WorkingDir: workingDir },
+      config: { Cmd: spec.cmd, Env: env, WorkingDir: workingDir },
       rootfs: { type: 'layers', diff_ids: [diffId] },
     }),
   );

@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type BuiltImage, buildImage, RegistryPushClient, splitCommand } from '@hindsight/platform';
+
+export interface VersionsPushFlags {
+  strategy: string;
+  cmd: string;
+  env?: string[];
+  workdir?: string;
+  label?: string;
+  description?: string;
+  url?: string;
+  apiKey?: string;
+}
+
+const usage = (message: string): never => {
+  console.error(`hindsight: ${message}`);
+  process.exit(2);
+};
+
+const fail = (message: string): never => {
+  console.error(`hindsight: ${message}`);
+  process.exit(1);
+};
+
+interface CreatedVersion {
+  data: { versionId: string; strategyId: string };
+  repositoryUrl: string;
+  accessToken: string;
+}
+
+async function createVersion(baseUrl: string, flags: VersionsPushFlags): Promise<CreatedVersion> {
+  const body = {
+    ...(flags.label !== undefined && { label: flags.label }),
+    ...(flags.description !== undefined && { description: flags.description }),
+  };
+  let response: Response;
+  try {
+    response = await fetch(
+      new URL(`/v1/strategies/${encodeURIComponent(flags.strategy)}/versions`, baseUrl),
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': flags.apiKey ?? '' },
+        body: JSON.stringify(body),
+      },
+    );
+  } catch (error) {
+    return fail(
+      `cannot reach the platform at ${baseUrl} (${(error as Error).cause ?? (error as Error).message}); set --url or HINDSIGHT_URL.`,
+    );
+  }
+  const payload = (await response.json().catch(() => ({}))) as Partial<CreatedVersion> & {
+    error?: { code: string; message: string };
+  };
+  if (response.status !== 201 || !payload.data) {
+    return fail(
+      `creating the version failed: ${response.status} ${payload.error?.code ?? ''} ${payload.error?.message ?? ''}`.trim(),
+    );
+  }
+  return payload as CreatedVersion;
+}
+
+/**
+ * `hindsight versions push --strategy ID DIR --cmd "python3 main.py"`: builds a one-layer image of DIR
+ * (deterministic: the same folder gives the same digest), creates a version, and pushes the image to
+ * the platform's registry with the version's accessToken. No Docker needed.
+ */
+export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Promise<void> {
+  const baseUrl = flags.url ?? 'http://127.0.0.1:8000';
+  if (!flags.apiKey) usage('--api-key (or HINDSIGHT_API_KEY) is required: an API key of the strategy owner.');
+  try {
+    new URL(baseUrl);
+  } catch {
+    usage(`--url: "${baseUrl}" is not a URL such as http://127.0.0.1:8000.`);
+  }
+  const folder = resolve(dir);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(folder).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) usage(`${dir} is not a directory.`);
+  let cmd: string[] = [];
+  try {
+    cmd = splitCommand(flags.cmd);
+  } catch (error) {
+    usage(`--cmd: ${(error as Error).message}.`);
+  }
+  if (cmd.length === 0)
+    usage('--cmd: the command is empty; give the entrypoint, e.g. --cmd "python3 main.py".');
+
+  const scratch = mkdtempSync(join(tmpdir(), 'hindsight-push-'));
+  let image: BuiltImage | undefined;
+  try {
+    try {
+      image = await buildImage(
+        { dir: folder, cmd, env: flags.env ?? [], ...(flags.workdir && { workingDir: flags.workdir }) },
+        join(scratch, 'layer.tar.gz'),
+      );
+    } catch (error) {
+      return usage(`cannot build the image: ${(error as Error).message}`);
+    }
+    const version = await createVersion(baseUrl, flags);
+    const { versionId } = version.data;
+    const repository = version.repositoryUrl.slice(version.repositoryUrl.indexOf('/') + 1);
+    const client = new RegistryPushClient({ baseUrl, repository, accessToken: version.accessToken });
+    let digest: string;
+    try {
+      digest = (await client.pushImage(image)).digest;
+    } catch (error) {
+      return fail(
+        `version ${versionId} was created but its image push failed (${(error as Error).message}); the version stays awaiting_push: run the command again to create a new one.`,
+      );
+    }
+    console.log(
+      [
+        `Pushed version ${versionId} of strategy ${version.data.strategyId}.`,
+        `  Digest:  ${digest}`,
+        `  Image:   ${version.repositoryUrl}@${digest}`,
+        `  Layer:   ${image.layer.size} bytes (gzip), ${image.layer.digest}`,
+        `  Command: ${JSON.stringify(cmd)} in ${flags.workdir ?? '/app'}`,
+      ].join('\n'),
+    );
+  } finally {
+    await image?.dispose();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
