@@ -4,7 +4,7 @@ export { type Database, openDatabase, type StorageTarget } from './db/database.t
 export { buildServer } from './http/server.ts';
 export { marketDir, openMarketStore } from './market/market-store.ts';
 export { openPlatform, PLATFORM_VERSION, type RunningPlatform, startPlatform } from './platform.ts';
-export { issuePullToken, repositoryName } from './registry/access.ts';
+export { issuePullToken, issueVersionAccessToken, repositoryName } from './registry/access.ts';
 export { type BuiltImage, buildImage, type ImageSpec, splitCommand } from './registry/image-builder.ts';
 export { mediaTypes } from './registry/manifests.ts';
 export { type PushTarget, RegistryPushClient, RegistryPushError } from './registry/push-client.ts';
