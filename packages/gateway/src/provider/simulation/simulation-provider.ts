@@ -19,7 +19,7 @@ import {
   toWireOrder,
   type UpdateKind,
 } from '@hindsight/engine';
-import { type BarStore, ReplayReader } from '@hindsight/marketdata';
+import { type BarStore, ReplayReader, TickReplay } from '@hindsight/marketdata';
 import { GatewayError, providerFailure } from '../../errors.ts';
 import { StallError } from '../../stream/event-stream.ts';
 import type {
@@ -87,7 +87,8 @@ export class SimulationProvider implements Provider {
   readonly mode: 'simulation' | 'paper';
   readonly finished: Promise<RunOutcome>;
   private readonly engine: SimulationEngine;
-  private readonly reader: ReplayReader;
+  /** Base bars, with the stored ticks inside them where there are any (fills follow the ticks). */
+  private readonly reader: TickReplay;
   private readonly history: BarHistory;
   private readonly instruments = new Map<string, InstrumentDefinition>();
   /** Per symbol, the update kinds its subscription delivers to the strategy. */
@@ -111,10 +112,14 @@ export class SimulationProvider implements Provider {
     this.accountUpdates = [...this.delivered.values()].some((u) => u.has('account_update'));
     const symbols = scenario.instruments.map((i) => i.symbol);
     this.engine = new SimulationEngine(this.engineConfig(), symbols);
-    this.reader = new ReplayReader(
+    this.reader = new TickReplay(
+      new ReplayReader(
+        options.store,
+        scenario.instruments.map((i) => ({ symbol: i.symbol, spreadModel: i.spreadModel })),
+        scenario.window,
+      ),
       options.store,
-      scenario.instruments.map((i) => ({ symbol: i.symbol, spreadModel: i.spreadModel })),
-      scenario.window,
+      symbols,
     );
     this.history = new BarHistory(options.store);
     const started = new Promise<void>((resolve) => {
