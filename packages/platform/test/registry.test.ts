@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { issuePullToken, mediaTypes } from '@hindsight/platform';
@@ -330,6 +331,60 @@ for (const backend of storageBackends()) {
         secret: owner.key,
       });
       assert.equal(got.headers.get('content-type'), mediaTypes.ociIndex);
+    });
+
+    it('drops a chunk whose client goes away mid-body: the upload keeps only whole chunks', async () => {
+      const owner = await t.get().account();
+      const v = await newVersion(t.get(), owner);
+      const started = await registry(t.get(), 'POST', `/v2/v/${v.data.versionId}/blobs/uploads/`, {
+        secret: v.accessToken,
+      });
+      const location = started.headers.get('location') ?? '';
+      const whole = randomBytes(4000);
+      const first = await registry(t.get(), 'PATCH', location, {
+        secret: v.accessToken,
+        headers: { 'content-range': '0-1999' },
+        body: whole.subarray(0, 2000),
+      });
+      assert.equal(first.headers.get('range'), '0-1999');
+
+      // A raw request announcing 2000 bytes that sends 500 and closes: the server must cut them off again.
+      const { port } = new URL(t.get().platform.url);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            [
+              `PATCH ${location} HTTP/1.1`,
+              `Host: 127.0.0.1:${port}`,
+              `Authorization: ${basic(v.accessToken)}`,
+              'Content-Type: application/octet-stream',
+              'Content-Range: 2000-3999',
+              'Content-Length: 2000',
+              '',
+              '',
+            ].join('\r\n'),
+          );
+          socket.write(whole.subarray(2000, 2500), () => socket.destroy());
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      let range = '';
+      for (let i = 0; i < 50 && range !== '0-1999'; i++) {
+        // The server notices the broken request asynchronously; poll its upload status.
+        const status = await registry(t.get(), 'GET', location, { secret: v.accessToken });
+        range = status.headers.get('range') ?? '';
+        if (range !== '0-1999') await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(range, '0-1999', 'the partial chunk left nothing behind');
+      const resumed = await registry(t.get(), 'PUT', `${location}?digest=${sha256(whole)}`, {
+        secret: v.accessToken,
+        headers: { 'content-range': '2000-3999' },
+        body: whole.subarray(2000),
+      });
+      assert.equal(resumed.status, 201, 'the client resumes where the upload ends');
+      const head = await registry(t.get(), 'HEAD', '/v2/', { secret: v.accessToken });
+      assert.equal(head.status, 200, 'HEAD /v2/ works as a version check too');
     });
 
     it('runs a chunked upload with Range, Location and Docker-Upload-UUID, refusing out-of-order chunks', async () => {

@@ -126,8 +126,7 @@ export class VersionRepository {
       .from(strategies)
       .where(and(eq(strategies.id, strategyId), eq(strategies.ownerId, ownerId)))
       .for('share');
-    if (!strategy)
-      throw await missingOwnedResource(this.db, strategies, strategyId, `Strategy ${strategyId}`);
+    if (!strategy) throw await missingOwnedResource(tx, strategies, strategyId, `Strategy ${strategyId}`);
     if (strategy.status === 'archived') {
       throw conflict(`Strategy ${strategyId} is archived; archived strategies ${refusal}.`);
     }

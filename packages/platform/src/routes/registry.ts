@@ -226,7 +226,9 @@ export async function registryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     return request.repository;
   };
 
-  app.get('/v2/', on('none'), async (_request, reply) => reply.type('application/json').send({}));
+  app.get('/v2/', { ...on('none'), exposeHeadRoute: true }, async (_request, reply) =>
+    reply.type('application/json').send({}),
+  );
 
   // The Docker token flow: basic auth with the accessToken (or an API key) as password, for the scopes
   // asked; a token never grants more than its credential.
