@@ -311,7 +311,7 @@ for (const backend of storageBackends()) {
       assert.deepEqual(readFileSync(join(out, 'manifest.json')), got.body);
     });
 
-    it('takes a multi-architecture index (skopeo --all): platform manifests by digest, the index as the image', async () => {
+    it('takes a multi-architecture OCI index and Docker manifest list (skopeo --all): platform manifests by digest, the index as the image', async () => {
       const owner = await t.get().account();
       const v = await newVersion(t.get(), owner);
       const layout = await indexLayout({ dir: strategyDir(strategyFiles), cmd: ['python3', 'main.py'] }, [
@@ -331,6 +331,38 @@ for (const backend of storageBackends()) {
         secret: owner.key,
       });
       assert.equal(got.headers.get('content-type'), mediaTypes.ociIndex);
+
+      // The same index converted by skopeo to a Docker manifest list of Docker v2 manifests.
+      const docker = await newVersion(t.get(), owner);
+      const converted = await push(
+        `oci:${layout.dir}:latest`,
+        docker,
+        docker.accessToken,
+        '--all',
+        '--format',
+        'v2s2',
+      );
+      assert.equal(converted.code, 0, converted.stderr);
+      const list = await registry(t.get(), 'GET', `/v2/v/${docker.data.versionId}/manifests/latest`, {
+        secret: owner.key,
+      });
+      assert.equal(list.headers.get('content-type'), mediaTypes.dockerList);
+      assert.equal((await versionRecord(t.get(), owner, docker)).imageDigest, sha256(list.body));
+      const platforms = JSON.parse(list.body.toString()).manifests as { digest: string; mediaType: string }[];
+      for (const entry of platforms) {
+        assert.equal(entry.mediaType, mediaTypes.dockerManifest);
+        const child = await registry(
+          t.get(),
+          'GET',
+          `/v2/v/${docker.data.versionId}/manifests/${entry.digest}`,
+          {
+            secret: owner.key,
+          },
+        );
+        assert.equal(child.headers.get('content-type'), mediaTypes.dockerManifest);
+        assert.equal(sha256(child.body), entry.digest);
+      }
+      assert.equal((await pull(docker, owner.key, `dir:${tempDir('pulled-list')}`, '--all')).code, 0);
     });
 
     it('drops a chunk whose client goes away mid-body: the upload keeps only whole chunks', async () => {
