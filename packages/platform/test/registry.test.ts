@@ -610,6 +610,8 @@ for (const backend of storageBackends()) {
         'type disagrees',
       );
       assertRegistryError(await put('bad tag!', manifest()), 400, 'MANIFEST_INVALID', 'bad tag');
+      const huge = Buffer.alloc(4 * 1024 * 1024 + 1, 32);
+      assertRegistryError(await put('latest', huge), 413, 'SIZE_INVALID', 'over 4 MiB');
 
       await registry(t.get(), 'POST', `${base}/blobs/uploads/?digest=${configDigest}`, {
         secret: v.accessToken,
@@ -674,6 +676,13 @@ for (const backend of storageBackends()) {
       assert.equal(tagged.code, 0, 'another tag for the same image');
       const record = await versionRecord(t.get(), owner, v);
       assert.equal(record.imageDigest, first.digest, 'the first image stays');
+      const tagsPath = `/v2/v/${v.data.versionId}/tags/list`;
+      const page = await registry(t.get(), 'GET', `${tagsPath}?n=1`, { secret: owner.key });
+      assert.deepEqual(JSON.parse(page.body.toString()).tags, ['latest']);
+      assert.equal(page.headers.get('link'), `<${tagsPath}?n=1&last=latest>; rel="next"`);
+      const next = await registry(t.get(), 'GET', `${tagsPath}?n=1&last=latest`, { secret: owner.key });
+      assert.deepEqual(JSON.parse(next.body.toString()).tags, ['stable']);
+      assert.equal(next.headers.get('link'), null, 'the last page has no Link');
       const manifest = readFileSync(join(second.dir, 'blobs', 'sha256', second.digest.slice(7)));
       const direct = await registry(t.get(), 'PUT', `/v2/v/${v.data.versionId}/manifests/v2`, {
         secret: v.accessToken,
