@@ -47,12 +47,12 @@ async function dataDir(): Promise<string> {
   return dir;
 }
 
-async function scenarioFile(dir: string): Promise<string> {
+async function scenarioFile(dir: string, instrument = 'C:BTCUSD'): Promise<string> {
   const file = join(dir, 'scenario.json');
   await writeFile(
     file,
     JSON.stringify({
-      subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+      subscriptions: [{ instrument, events: ['candle_1m', 'order_update'] }],
       startTime: '2024-01-10T00:00:00Z',
       endTime: '2024-01-10T12:00:00Z',
     }),
@@ -70,16 +70,23 @@ describe('hindsight gateway', () => {
     );
   });
 
-  it('refuses a scenario whose instrument has no data, saying what to run', async () => {
+  it('takes in the bundled sample on an empty store, and refuses an instrument without data, saying what to do', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hindsight-cli-gateway-empty-'));
     const result = await gateway({
       GATEWAY_PROVIDER: 'simulation',
       GATEWAY_PORT: '0',
-      HINDSIGHT_SCENARIO: await scenarioFile(dir),
+      HINDSIGHT_SCENARIO: await scenarioFile(dir, 'C:ETHUSD'),
       HINDSIGHT_DATA_DIR: dir,
     });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /subscriptions\[0\]\.instrument: "C:BTCUSD" has no data in the market store/);
+    assert.match(result.stderr, /subscriptions\[0\]\.instrument: "C:ETHUSD" has no data in the market store/);
+    assert.match(result.stderr, /`npx hindsight data import` adds files/);
+    assert.deepEqual((await openFileBarStore(dir).symbols()).sort(), [
+      'C:BTCUSD',
+      'F:EURUSD',
+      'F:USDJPY',
+      'S:SPY',
+    ]);
   });
 
   it('runs a backtest for a strategy process, writes the results and exits 0', async () => {

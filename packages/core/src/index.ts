@@ -1,4 +1,5 @@
 export * from './catalog/instrument.ts';
+export * from './catalog/instrument-seed.ts';
 export * from './catalog/markets.ts';
 export * from './configuration/index.ts';
 export * from './decimal.ts';

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { InstrumentDefinition } from '@hindsight/core';
 import type { Metrics, ResultFiles } from '@hindsight/engine';
 import { type BarStore, openFileBarStore } from '@hindsight/marketdata';
+import { BUNDLED_SAMPLE_DIR, importBundledSample } from '@hindsight/marketdata/import';
 import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { GatewayContext } from './http/context.ts';
@@ -67,11 +68,20 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/** The data dir's market store; an empty one first takes in the bundled sample, as `hindsight start` does. */
+async function fileStoreWithSample(dataDir: string): Promise<BarStore> {
+  const store = openFileBarStore(dataDir);
+  if ((await store.symbols()).length === 0 && existsSync(BUNDLED_SAMPLE_DIR)) {
+    await importBundledSample(store, BUNDLED_SAMPLE_DIR);
+  }
+  return store;
+}
+
 async function createProvider(settings: GatewaySettings, options: GatewayOptions): Promise<Provider> {
   if (options.provider) return options.provider;
   switch (settings.provider) {
     case 'simulation': {
-      const store = options.store ?? openFileBarStore(settings.dataDir);
+      const store = options.store ?? (await fileStoreWithSample(settings.dataDir));
       const scenario = await readScenarioFile(settings.scenarioFile as string, store, options.instruments);
       return new SimulationProvider({
         scenario,

@@ -4,7 +4,7 @@ export * from './log-filter.ts';
 export * from './operations/circuit-breakers.ts';
 export * from './operations/rate-limit.ts';
 export type * from './provider/provider.ts';
-export { instrumentFromSymbol } from './provider/simulation/instruments.ts';
+export { instrumentDefinition, instrumentFromSymbol } from './provider/simulation/instruments.ts';
 export {
   checkScenario,
   readScenarioFile,

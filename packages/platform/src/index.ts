@@ -1,4 +1,3 @@
-export { instrumentSeed } from './catalog/instrument-seed.ts';
 export { acquireDirectoryLock, DataDirLockedError } from './db/data-dir-lock.ts';
 export { type Database, openDatabase, type StorageTarget } from './db/database.ts';
 export { buildServer } from './http/server.ts';

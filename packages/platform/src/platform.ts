@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { instrumentSeed } from '@hindsight/core';
+import { BUNDLED_SAMPLE_DIR, importBundledSample } from '@hindsight/marketdata/import';
 import type { FastifyInstance } from 'fastify';
 import { generateApiKey } from './auth/api-key-values.ts';
 import { loadSigningSecret } from './auth/signing-secret.ts';
-import { instrumentSeed } from './catalog/instrument-seed.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import type { PlatformContext } from './http/context.ts';
 import { buildServer } from './http/server.ts';
-import { importBundledSample } from './market/bundled-sample.ts';
 import { openMarketStore } from './market/market-store.ts';
 import { RegistryStore } from './registry/registry-store.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
@@ -25,7 +25,7 @@ export const PLATFORM_VERSION: string = JSON.parse(
   readFileSync(join(repoRoot, 'package.json'), 'utf8'),
 ).version;
 export const DEFAULT_EXAMPLES_DIR = join(repoRoot, 'examples');
-export const DEFAULT_SAMPLE_DIR = join(repoRoot, 'data', 'sample');
+export const DEFAULT_SAMPLE_DIR = BUNDLED_SAMPLE_DIR;
 
 export interface PlatformOptions {
   logLevel?: string;

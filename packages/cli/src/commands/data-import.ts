@@ -1,3 +1,4 @@
+import { instrumentSeed } from '@hindsight/core';
 import {
   describeImport,
   IMPORT_FORMATS,
@@ -7,13 +8,7 @@ import {
   parseColumnMapping,
   parseFormat,
 } from '@hindsight/marketdata/import';
-import {
-  acquireDirectoryLock,
-  instrumentSeed,
-  marketDir,
-  openMarketStore,
-  readSettings,
-} from '@hindsight/platform';
+import { acquireDirectoryLock, marketDir, openMarketStore, readSettings } from '@hindsight/platform';
 import cliProgress from 'cli-progress';
 import { failAndExit } from './fail.ts';
 

@@ -17,6 +17,7 @@ import type { ColumnMapping, ImportOptions } from './options.ts';
 import { openSources, type TextSource } from './sources.ts';
 
 export { binanceLayout } from './binance.ts';
+export { BUNDLED_SAMPLE, BUNDLED_SAMPLE_DIR, importBundledSample } from './bundled-sample.ts';
 export { sideFromName } from './dukascopy.ts';
 export { ImportError } from './errors.ts';
 export { compileTimePattern } from './generic-csv.ts';

@@ -1,9 +1,18 @@
-import type { InstrumentDefinition, MarketId } from '@hindsight/core';
+import { type InstrumentDefinition, instrumentSeed, type MarketId } from '@hindsight/core';
+
+const CATALOG = new Map(instrumentSeed.map((i) => [i.symbol, i]));
 
 /**
- * Instrument definitions for a standalone simulation gateway, derived from the platform symbol
- * (`C:`, `F:`, `S:` and `X:` prefixes). The platform's catalog holds the same facts for its
- * instruments and passes them in when it embeds the gateway; standalone, the symbol says them:
+ * The definition a standalone simulation gateway uses: the catalog's (the same seed the platform
+ * serves), or for a symbol the catalog does not list, one derived from the symbol itself.
+ */
+export function instrumentDefinition(symbol: string): InstrumentDefinition | undefined {
+  return CATALOG.get(symbol) ?? instrumentFromSymbol(symbol);
+}
+
+/**
+ * Instrument definitions derived from the platform symbol (`C:`, `F:`, `S:` and `X:` prefixes), for
+ * symbols outside the catalog (data imported under a new symbol):
  * - `C:BTCUSD` crypto: underlying BTC, denomination USD (USDT/USDC count as USD, decision 1), a 0.5 bps
  *   half spread around the traded price (decision 3, as the catalog's BTC and ETH);
  * - `F:EURUSD` forex: underlying EUR, denomination USD, bid/ask from the data (zero spread model),

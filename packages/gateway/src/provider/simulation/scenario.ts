@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from '@hindsight/core';
 import type { BarStore } from '@hindsight/marketdata';
-import { instrumentFromSymbol } from './instruments.ts';
+import { instrumentDefinition } from './instruments.ts';
 
 /**
  * The scenario a simulation gateway replays: an inline scenario configuration (management-api.md,
@@ -45,7 +45,7 @@ export class ScenarioError extends Error {
 export async function readScenarioFile(
   file: string,
   store: BarStore,
-  definitions: (symbol: string) => InstrumentDefinition | undefined = instrumentFromSymbol,
+  definitions: (symbol: string) => InstrumentDefinition | undefined = instrumentDefinition,
 ): Promise<Scenario> {
   let text: string;
   try {
@@ -67,7 +67,7 @@ export async function checkScenario(
   file: string,
   body: unknown,
   store: BarStore,
-  definitions: (symbol: string) => InstrumentDefinition | undefined = instrumentFromSymbol,
+  definitions: (symbol: string) => InstrumentDefinition | undefined = instrumentDefinition,
 ): Promise<Scenario> {
   const parsed = configurationFieldsSchema.safeParse(body);
   if (!parsed.success) {
@@ -96,7 +96,7 @@ export async function checkScenario(
     ...issue,
     message: issue.message.replace(
       /is coming soon and has no data yet; .*$/,
-      'has no data in the market store ($HINDSIGHT_DATA_DIR/market); `npx hindsight start` imports the bundled sample once, `npx hindsight data import` adds files',
+      'has no data in the market store ($HINDSIGHT_DATA_DIR/market); the bundled sample covers C:BTCUSD, F:EURUSD, F:USDJPY and S:SPY, and `npx hindsight data import` adds files',
     ),
   }));
   if (issues.length > 0) {

@@ -1,6 +1,10 @@
 import { join } from 'node:path';
-import type { BarStore } from '@hindsight/marketdata';
-import { type ImportFormat, importFiles } from '@hindsight/marketdata/import';
+import { fileURLToPath } from 'node:url';
+import type { BarStore } from '../bar-store.ts';
+import { type ImportFormat, importFiles } from './index.ts';
+
+/** The repository's `data/sample/` folder. */
+export const BUNDLED_SAMPLE_DIR = fileURLToPath(new URL('../../../../data/sample/', import.meta.url));
 
 /**
  * The real sample data shipped in data/sample/ (provenance in its README), imported into an empty

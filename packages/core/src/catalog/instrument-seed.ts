@@ -1,8 +1,8 @@
-import type { InstrumentDefinition } from '@hindsight/core';
+import type { InstrumentDefinition } from './instrument.ts';
 
 /**
  * Static catalog seed. Availability (`available` / `coming_soon`, `dataStartDate`, `dataEndDate`) is never
- * set here: it is derived from the data the store holds (see `sample-coverage.ts`). The bundled sample data
+ * set here: it is derived from the data the store holds (the platform's catalog reads it from the market store). The bundled sample data
  * (data/sample/) covers C:BTCUSD, F:EURUSD, F:USDJPY and S:SPY; every other entry is coming soon.
  *
  * Spread models (decision 3):
