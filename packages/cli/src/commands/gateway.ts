@@ -28,9 +28,20 @@ function fail(error: unknown): never {
 
 export async function runGateway(): Promise<void> {
   let gateway: RunningGateway;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await gateway.shutdown();
+    process.exit(0);
+  };
   try {
     const settings = readGatewaySettings(process.env);
     gateway = await startGateway(settings);
+    // Before the address is printed: whoever reads it may signal at once.
+    // A second signal while draining is ignored rather than killing the process mid-shutdown.
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
     const ws = `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;
     console.log(
       [
@@ -47,16 +58,6 @@ export async function runGateway(): Promise<void> {
   } catch (error) {
     fail(error);
   }
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await gateway.shutdown();
-    process.exit(0);
-  };
-  // A second signal while draining is ignored rather than killing the process mid-shutdown.
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
 
   const end = await gateway.done;
   if (stopping) return;
