@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
 import { instrumentSeed } from '@hindsight/core';
+import { sql } from 'drizzle-orm';
 import type { ApiClient, ApiResponse } from './support/api-client.ts';
 import { storageBackends } from './support/storage-backends.ts';
 import { startTestPlatform, withTestPlatform } from './support/test-platform.ts';
