@@ -1,43 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BidAskBarBatch } from '@hindsight/core';
-import { type BarCursor, type EngineConfig, SimulationEngine } from '../src/index.ts';
-import { runAll } from './support/engine-harness.ts';
-
-/** Bars at given UTC times (cents; ask = bid + 2): [time, open, high, low, close], holes allowed. */
-function cursorAt(rows: [string, number, number, number, number][]): BarCursor {
-  const n = rows.length;
-  const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
-  const side = (k: number, add: number) => col((i) => (rows[i]?.[k] as number) + add);
-  const batch: BidAskBarBatch = {
-    symbol: 'C:BTCUSD',
-    priceDecimals: 2,
-    volumeDecimals: 0,
-    length: n,
-    time: col((i) => Date.parse(rows[i]?.[0] as string)),
-    bidOpen: side(1, 0),
-    bidHigh: side(2, 0),
-    bidLow: side(3, 0),
-    bidClose: side(4, 0),
-    askOpen: side(1, 2),
-    askHigh: side(2, 2),
-    askLow: side(3, 2),
-    askClose: side(4, 2),
-    volume: col(() => 1),
-  };
-  let row = -1;
-  return {
-    next: () => ++row < n,
-    get time() {
-      return batch.time[row] as number;
-    },
-    symbolIndex: 0,
-    batch,
-    get row() {
-      return row;
-    },
-  };
-}
+import { type EngineConfig, SimulationEngine } from '../src/index.ts';
+import { cursorAt, runAll } from './support/engine-harness.ts';
 
 const engine = (extra: Partial<EngineConfig> = {}) =>
   new SimulationEngine(

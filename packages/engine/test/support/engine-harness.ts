@@ -13,6 +13,23 @@ export function cursorOf(
   /** Volume of every bar (units). */
   volume = 1,
 ): BarCursor {
+  return cursorFrom(
+    rows.map((_, i) => start + i * MINUTE),
+    rows,
+    volume,
+  );
+}
+
+/** The same at given UTC times, holes allowed: [ISO time, bidOpen, bidHigh, bidLow, bidClose]. */
+export function cursorAt(rows: [string, number, number, number, number][]): BarCursor {
+  return cursorFrom(
+    rows.map((r) => Date.parse(r[0])),
+    rows.map(([, o, h, l, c]) => [o, h, l, c]),
+    1,
+  );
+}
+
+function cursorFrom(times: number[], rows: [number, number, number, number][], volume: number): BarCursor {
   const n = rows.length;
   const col = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
   const side = (k: number, add: number) => col((i) => ((rows[i] as number[])[k] as number) + add);
@@ -21,7 +38,7 @@ export function cursorOf(
     priceDecimals: 2,
     volumeDecimals: 0,
     length: n,
-    time: col((i) => start + i * MINUTE),
+    time: col((i) => times[i] as number),
     bidOpen: side(0, 0),
     bidHigh: side(1, 0),
     bidLow: side(2, 0),
