@@ -144,15 +144,26 @@ export function closeLot(lot: OpenTradeLot, input: CloseLotInput): ClosedTradeLo
   if (lot.state !== 'Open') throw new RangeError(`trade ${lot.id} is not open`);
   assertTime('closedAt', input.closedAt);
   if (input.closedAt < lot.opened_at) throw new RangeError(`trade ${lot.id} cannot close before it opened`);
+  // Written field by field (not spread from the open lot): the same key order, without the slow
+  // objects a spread of a dozen fields plus later additions makes in V8.
   const closed: ClosedTradeLot = {
-    ...lot,
+    id: lot.id,
     state: 'Closed',
-    close_price: canonical(input.closePrice),
-    closed_at: input.closedAt,
-    closed_by_order_id: input.closedByOrderId,
-    realized_pnl: canonical(input.realizedPnl),
-    close_reason: input.closeReason,
-  };
+    instrument_symbol: lot.instrument_symbol,
+    open_price: lot.open_price,
+    units: lot.units,
+    direction: lot.direction,
+    opened_at: lot.opened_at,
+    opened_by_order_id: lot.opened_by_order_id,
+  } as ClosedTradeLot;
+  if (lot.base_open_price !== undefined) closed.base_open_price = lot.base_open_price;
+  if (lot.open_slippage_bps !== undefined) closed.open_slippage_bps = lot.open_slippage_bps;
+  if (lot.entry_commission !== undefined) closed.entry_commission = lot.entry_commission;
+  closed.close_price = canonical(input.closePrice);
+  closed.closed_at = input.closedAt;
+  closed.closed_by_order_id = input.closedByOrderId;
+  closed.realized_pnl = canonical(input.realizedPnl);
+  closed.close_reason = input.closeReason;
   if (input.baseClosePrice !== undefined) closed.base_close_price = canonical(input.baseClosePrice);
   if (input.closeSlippageBps !== undefined) closed.close_slippage_bps = canonical(input.closeSlippageBps);
   if (input.exitCommission !== undefined && !new Dec(input.exitCommission).isZero()) {
