@@ -9,7 +9,15 @@ export type CommissionSettings = { model: 'zero' } | { model: 'bps_of_notional';
 
 export const ZERO_COMMISSION: CommissionSettings = { model: 'zero' };
 
+/** The fee rate parsed once per settings object (it is read on every fill). */
+const rates = new WeakMap<CommissionSettings, Dec>();
+
 export function commissionFor(settings: CommissionSettings, notionalUsd: Dec): Dec {
   if (settings.model === 'zero') return new Dec(0);
-  return notionalUsd.abs().times(settings.fee_rate_bps).div(10_000);
+  let rate = rates.get(settings);
+  if (!rate) {
+    rate = new Dec(settings.fee_rate_bps);
+    rates.set(settings, rate);
+  }
+  return notionalUsd.abs().times(rate).div(10_000);
 }

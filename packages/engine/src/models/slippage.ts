@@ -22,11 +22,25 @@ export interface SlippedPrice {
   bps: Dec;
 }
 
+/** Settings parsed once per settings object (they are read on every fill). */
+const parsed = new WeakMap<SlippageSettings, { base: Dec; impact: Dec; max: Dec }>();
+
+function parsedOf(settings: SlippageSettings): { base: Dec; impact: Dec; max: Dec } {
+  let values = parsed.get(settings);
+  if (!values) {
+    values = {
+      base: new Dec(settings.base_slippage_bps),
+      impact: new Dec(settings.size_impact_bps_per_100k),
+      max: new Dec(settings.max_slippage_bps),
+    };
+    parsed.set(settings, values);
+  }
+  return values;
+}
+
 export function slippageBps(settings: SlippageSettings, notionalUsd: Dec): Dec {
-  const bps = new Dec(settings.base_slippage_bps).plus(
-    notionalUsd.div(100_000).times(settings.size_impact_bps_per_100k),
-  );
-  const max = new Dec(settings.max_slippage_bps);
+  const { base, impact, max } = parsedOf(settings);
+  const bps = base.plus(notionalUsd.div(100_000).times(impact));
   return max.gt(0) && bps.gt(max) ? max : bps;
 }
 

@@ -206,8 +206,9 @@ class Position {
 
   addLot(lot: OpenTradeLot): void {
     this.lots.push(lot);
-    this.quantity = this.quantity.plus(lot.units);
-    this.cost = this.cost.plus(new Exact(lot.units).times(lot.open_price));
+    const { units, price } = lotNumbers(lot);
+    this.quantity = this.quantity.plus(units);
+    this.cost = this.cost.plus(units.times(price));
     this.refreshApprox();
   }
 
@@ -217,7 +218,7 @@ class Position {
   }
 
   /** Removes `units` of the first lot (whole or part) from the totals. */
-  takeFromFirst(units: Dec, price: string): void {
+  takeFromFirst(units: Dec, price: Dec): void {
     this.quantity = this.quantity.minus(units);
     this.cost = this.cost.minus(new Exact(units).times(price));
     this.refreshApprox();
@@ -240,6 +241,21 @@ interface CapturedPosition {
   decimals: number;
   fallback: Dec | undefined;
   toUsd: (amount: Dec) => Dec;
+}
+
+/**
+ * A lot's units and open price as exact decimals, parsed once per lot record (records are immutable:
+ * a split makes new ones), since the lots hold them as the trades file's strings.
+ */
+const parsedLots = new WeakMap<OpenTradeLot, { units: Dec; price: Dec }>();
+
+function lotNumbers(lot: OpenTradeLot): { units: Dec; price: Dec } {
+  let numbers = parsedLots.get(lot);
+  if (!numbers) {
+    numbers = { units: new Exact(lot.units), price: new Exact(lot.open_price) };
+    parsedLots.set(lot, numbers);
+  }
+  return numbers;
 }
 
 export class PositionBook {
@@ -330,7 +346,7 @@ export class PositionBook {
             `fill of order ${fill.orderId} is before lot ${lot.id} opened`,
           );
         }
-        const lotUnits = new Exact(lot.units);
+        const lotUnits = lotNumbers(lot).units;
         const take = left.lt(lotUnits) ? left : lotUnits;
         closing.push(take);
         left = left.minus(take);
@@ -522,7 +538,7 @@ export class PositionBook {
     const first = position.lots[0];
     if (!first) throw new Error(`position ${position.id} has no lot to close`);
     let toClose: OpenTradeLot = first;
-    if (units.lt(first.units)) {
+    if (units.lt(lotNumbers(first).units)) {
       const { detached, remainder } = splitExactly(first, units, this.nextLotId());
       position.lots[0] = remainder;
       this.allLots.set(remainder.id, remainder);
@@ -530,8 +546,8 @@ export class PositionBook {
     } else {
       position.lots.shift();
     }
-    position.takeFromFirst(units, toClose.open_price);
-    const open = new Exact(toClose.open_price);
+    const open = lotNumbers(toClose).price;
+    position.takeFromFirst(units, open);
     const close = new Exact(fill.price);
     const perUnit = position.side === 'LONG' ? close.minus(open) : open.minus(close);
     const realizedQuote = new Exact(units).times(perUnit);
