@@ -74,12 +74,16 @@ export const TRADE_PRICE_COLUMNS = ['open', 'high', 'low', 'close'] as const;
 export function ticksToDecimalString(ticks: number, decimals: number): string {
   if (ticks === 0) return '0';
   const negative = ticks < 0;
-  const digits = Math.abs(ticks)
-    .toString()
-    .padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+  let digits = String(negative ? -ticks : ticks);
+  if (decimals === 0) return negative ? `-${digits}` : digits;
+  if (digits.length <= decimals) digits = '0'.repeat(decimals + 1 - digits.length) + digits;
+  // Trailing zeros of the fraction go (on the replay's hot path, without a regular expression).
+  const point = digits.length - decimals;
+  let end = digits.length;
+  while (end > point && digits.charCodeAt(end - 1) === 48) end--;
+  const whole = digits.slice(0, point);
+  const text = end > point ? `${whole}.${digits.slice(point, end)}` : whole;
+  return negative ? `-${text}` : text;
 }
 
 /**
