@@ -19,14 +19,20 @@ import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './model
 import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
 import { effectiveLeverage, MAX_LEVERAGE } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
-import { OrderLinks } from './orders/order-links.ts';
+import { type ExitLeg, OrderLinks } from './orders/order-links.ts';
 import {
   type ParsedOrderRequest,
   validateModifyOrderRequest,
   validateOrderRequest,
 } from './orders/order-request.ts';
 import { isTerminal } from './orders/order-states.ts';
-import { assetClassOf, type OrderHandle, type RejectReason, type Side } from './orders/order-types.ts';
+import {
+  assetClassOf,
+  type OrderHandle,
+  type RejectReason,
+  type Side,
+  type Trade,
+} from './orders/order-types.ts';
 import {
   newOrderRecord,
   type OrderRecord,
@@ -138,19 +144,6 @@ export type MoveLegsResult =
   | { ok: true; position_id: string; stop_loss: ExitLegView | null; take_profit: ExitLegView | null }
   | { ok: false; status: 400 | 404 | 409 | 502; code: string; message: string; details?: unknown };
 
-/** A fill as the gateway's Trade resource (commission in USD, omitted-zero rule is the results file's). */
-export interface WireTrade {
-  id: string;
-  order_id: string;
-  symbol: string;
-  side: Side;
-  quantity: string;
-  price: string;
-  commission: string;
-  commission_currency: string;
-  timestamp: string;
-}
-
 interface PlaceOptions {
   /** Written on the lots the fill closes (a stop-out writes `Liquidation`). */
   closeReason?: CloseReason;
@@ -197,7 +190,7 @@ export class SimulationEngine {
   private readonly expiries = new Map<string, number>();
   /** One-cancels-other groups and the exit legs the engine placed. */
   private readonly links = new OrderLinks();
-  private readonly tradeLog: WireTrade[] = [];
+  private readonly tradeLog: Trade[] = [];
   private readonly participation: Dec | undefined;
   private readonly margin: MarginMonitor;
   private readonly commission: CommissionSettings;
@@ -518,17 +511,37 @@ export class SimulationEngine {
    * other side). Zero when there is nothing to reduce.
    */
   private reduction(order: OrderRecord): { units: Dec; positionId?: string } {
-    const opposite = order.side === 'BUY' ? 'SHORT' : 'LONG';
-    if (this.config.positionMode === 'netting') {
-      const position = this.book.positionOf(order.symbol);
-      return { units: position?.side === opposite ? position.quantity : ZERO };
-    }
+    const target = this.positionReducedBy(order.symbol, order.side, order.position_id);
+    if (!target) return { units: ZERO };
+    return this.config.positionMode === 'hedging'
+      ? { units: target.quantity, positionId: target.id }
+      : { units: target.quantity };
+  }
+
+  /**
+   * The open position an order of `side` on `symbol` reduces, if any: netting, the symbol's position
+   * when it is on the other side; hedging, the position named (or the oldest on the other side).
+   */
+  private positionReducedBy(
+    symbol: string,
+    side: Side,
+    positionId: string | null | undefined,
+  ): PositionSnapshot | undefined {
+    const opposite = side === 'BUY' ? 'SHORT' : 'LONG';
     const target =
-      order.position_id !== null
-        ? this.book.position(order.position_id)
-        : this.book.positions(order.symbol).find((p) => p.side === opposite);
-    if (!target || target.symbol !== order.symbol || target.side !== opposite) return { units: ZERO };
-    return { units: target.quantity, positionId: target.id };
+      this.config.positionMode === 'netting'
+        ? this.book.positionOf(symbol)
+        : positionId
+          ? this.book.position(positionId)
+          : this.book.positions(symbol).find((p) => p.side === opposite);
+    return target && target.symbol === symbol && target.side === opposite ? target : undefined;
+  }
+
+  /** Whether an exit leg protects `position` (hedging: the position it names; netting: the symbol's). */
+  private legProtects(leg: ExitLeg, position: PositionSnapshot): boolean {
+    return this.config.positionMode === 'hedging'
+      ? leg.positionId === position.id
+      : leg.positionId === undefined;
   }
 
   /** Cancels the other live members of a filled order's one-cancels-other group. */
@@ -629,9 +642,7 @@ export class SimulationEngine {
 
   /** Units of the position an exit of `exitSide` protects (netting: the symbol's; hedging: its own). */
   private protectedUnits(symbol: string, exitSide: Side, positionId: string | undefined): Dec {
-    const side = exitSide === 'SELL' ? 'LONG' : 'SHORT';
-    const position = positionId === undefined ? this.book.positionOf(symbol) : this.book.position(positionId);
-    return position && position.side === side ? position.quantity : ZERO;
+    return this.positionReducedBy(symbol, exitSide, positionId)?.quantity ?? ZERO;
   }
 
   /**
@@ -836,7 +847,7 @@ export class SimulationEngine {
   }
 
   /** Every fill so far, in order (`GET /v1/trades`). */
-  trades(): readonly WireTrade[] {
+  trades(): readonly Trade[] {
     return this.tradeLog;
   }
 
@@ -917,9 +928,7 @@ export class SimulationEngine {
       if (isTerminal(order.status)) continue;
       const leg = this.links.leg(orderId);
       const associated = leg
-        ? hedging
-          ? leg.positionId === position.id
-          : leg.positionId === undefined
+        ? this.legProtects(leg, position)
         : hedging
           ? order.position_id === position.id
           : order.reduce_only === true;
@@ -993,12 +1002,11 @@ export class SimulationEngine {
   }
 
   private legIdsOf(position: PositionSnapshot, kind: 'stop' | 'take'): string[] {
-    const hedging = this.config.positionMode === 'hedging';
     const ids: string[] = [];
     for (const [orderId, leg] of this.links.allLegs()) {
       const order = this.orders.get(orderId) as OrderRecord;
       if (leg.leg !== kind || order.symbol !== position.symbol || isTerminal(order.status)) continue;
-      if (hedging ? leg.positionId === position.id : leg.positionId === undefined) ids.push(orderId);
+      if (this.legProtects(leg, position)) ids.push(orderId);
     }
     return ids;
   }
@@ -1316,7 +1324,7 @@ export class SimulationEngine {
     this.orders.set(order.id, filled);
     this.changed = true;
     this.emitOrder(filled.status === 'FILLED' ? 'ORDER_FILLED' : 'ORDER_PARTIALLY_FILLED', filled);
-    const trade: WireTrade = {
+    const trade: Trade = {
       id: `trd-${String(++this.tradeSeq).padStart(9, '0')}`,
       order_id: order.id,
       symbol: order.symbol,

@@ -6,6 +6,7 @@ import {
   ticksToDecimalString,
 } from '@hindsight/core';
 import { isoTime } from '../iso-time.ts';
+import type { Bar } from '../orders/order-types.ts';
 
 /**
  * Builds the candles a strategy subscribed to from the base bars as they are replayed. A candle is
@@ -72,20 +73,6 @@ export class Candle {
       volume: this.volume,
     };
   }
-}
-
-/** The gateway's Bar resource. */
-export interface Bar {
-  symbol: string;
-  provider: string;
-  timeframe: Timeframe;
-  /** Bar start, ISO-8601 UTC. */
-  timestamp: string;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
 }
 
 interface OpenBucket {

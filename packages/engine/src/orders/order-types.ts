@@ -1,11 +1,11 @@
-import type { MarketId } from '@hindsight/core';
-import type { OrderStatus } from './order-states.ts';
-
 /**
  * The trading gateway's order vocabulary (spec trading-gateway.md: Enums, OrderRequest, OrderHandle,
- * Order, ModifyOrderResult, Capabilities), as the JSON the gateway speaks: snake_case keys, decimals
+ * Order, ModifyOrderResult, Capabilities, Trade, Bar), as the JSON the gateway speaks: snake_case keys, decimals
  * as strings. OrderStatus and its state table live in `order-states.ts`.
  */
+import type { MarketId, Timeframe } from '@hindsight/core';
+import type { OrderStatus } from './order-states.ts';
+
 export { TIMEFRAMES, type Timeframe } from '@hindsight/core';
 
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'] as const;
@@ -153,4 +153,33 @@ export interface Capabilities {
   features: string[];
   max_leverage: string;
   rate_limits: Record<string, unknown>;
+}
+
+/** The wire Trade (trading-gateway.md, Trade): one fill. */
+export interface Trade {
+  id: string;
+  order_id: string;
+  symbol: string;
+  side: Side;
+  quantity: string;
+  price: string;
+  commission: string;
+  commission_currency: string;
+  is_maker?: boolean;
+  /** ISO-8601 UTC. */
+  timestamp: string;
+}
+
+/** The wire Bar (trading-gateway.md, Bar). */
+export interface Bar {
+  symbol: string;
+  provider: string;
+  timeframe: Timeframe;
+  /** Bar start, ISO-8601 UTC. */
+  timestamp: string;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
 }

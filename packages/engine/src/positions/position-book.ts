@@ -244,6 +244,15 @@ interface CapturedPosition {
 }
 
 /**
+ * Unrealized P&L in the quote currency, exactly: current x quantity - cost for a long, cost - current x
+ * quantity for a short (the spec's formula without the rounded average, see the module comment).
+ */
+function unrealizedInQuote(long: boolean, quantity: Dec, cost: Dec, current: Dec): Dec {
+  const value = new Exact(current).times(quantity);
+  return long ? value.minus(cost) : new Exact(cost).minus(value);
+}
+
+/**
  * A lot's units and open price as exact decimals, parsed once per lot record (records are immutable:
  * a split makes new ones), since the lots hold them as the trades file's strings.
  */
@@ -567,14 +576,10 @@ export class PositionBook {
     return closed;
   }
 
-  private unrealizedQuote(p: Position, current: Dec): Dec {
-    const value = new Exact(current).times(p.quantity);
-    return p.side === 'LONG' ? value.minus(p.cost) : new Exact(p.cost).minus(value);
-  }
-
   private unrealizedUsd(p: Position): Dec {
     if (p.quantity.isZero()) return ZERO;
-    return this.converter.toUsd(this.unrealizedQuote(p, this.currentPrice(p.symbol, p.side)), p.currency);
+    const pnl = unrealizedInQuote(p.side === 'LONG', p.quantity, p.cost, this.currentPrice(p.symbol, p.side));
+    return this.converter.toUsd(pnl, p.currency);
   }
 
   private snapshot(p: Position): PositionSnapshot {
@@ -584,7 +589,7 @@ export class PositionBook {
   /**
    * The open positions' numbers as they are now (decimal values are immutable, so this keeps
    * references and the marks' ticks), to value them exactly later: the sampler values only the points
-   * it keeps. The valuation computes exactly what `unrealizedPnlUsd` and `notionalsUsd` would now.
+   * it keeps. The valuation computes exactly what `unrealizedPnlUsd` (and the margin's notionals) would now.
    */
   capture(): () => Valuation {
     const parts: CapturedPosition[] = [];
@@ -606,8 +611,7 @@ export class PositionBook {
       const notionals: { symbol: string; notionalUsd: Dec }[] = [];
       for (const part of parts) {
         const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
-        const value = new Exact(price).times(part.quantity);
-        const pnl = part.long ? value.minus(part.cost) : new Exact(part.cost).minus(value);
+        const pnl = unrealizedInQuote(part.long, part.quantity, part.cost, price);
         unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
         notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(new Dec(part.quantity).times(price)) });
       }
@@ -675,9 +679,9 @@ class Snapshot implements PositionSnapshot {
     if (!this.cache.unrealizedPnl) {
       if (this.exactQuantity.isZero()) this.cache.unrealizedPnl = ZERO;
       else {
-        const value = new Exact(this.currentPrice).times(this.exactQuantity);
+        const long = this.side === 'LONG';
         this.cache.unrealizedPnl = new Dec(
-          this.side === 'LONG' ? value.minus(this.cost) : new Exact(this.cost).minus(value),
+          unrealizedInQuote(long, this.exactQuantity, this.cost, this.currentPrice),
         );
       }
     }

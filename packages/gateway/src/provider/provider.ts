@@ -1,5 +1,6 @@
 import type {
   AccountView,
+  Bar,
   Capabilities,
   ModifyOrderResult,
   Order,
@@ -7,7 +8,11 @@ import type {
   PositionView,
   RejectReason,
   Timeframe,
+  Trade,
 } from '@hindsight/engine';
+
+export type { Bar, Trade };
+
 import type { GatewayMode } from '../settings.ts';
 
 /**
@@ -21,20 +26,6 @@ import type { GatewayMode } from '../settings.ts';
  */
 export type Awaitable<T> = T | Promise<T>;
 
-/** Wire Trade (trading-gateway.md, Trade). */
-export interface Trade {
-  id: string;
-  order_id: string;
-  symbol: string;
-  side: 'BUY' | 'SELL';
-  quantity: string;
-  price: string;
-  commission: string;
-  commission_currency: string;
-  is_maker?: boolean;
-  timestamp: string;
-}
-
 export interface Quote {
   symbol: string;
   provider: string;
@@ -45,18 +36,6 @@ export interface Quote {
   last: string;
   volume?: string;
   timestamp: string;
-}
-
-export interface Bar {
-  symbol: string;
-  provider: string;
-  timeframe: Timeframe;
-  timestamp: string;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
 }
 
 export interface BarQuery {
