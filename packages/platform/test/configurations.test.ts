@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 import { type Body, configurationCases, savedBase } from '../../core/test/fixtures/configuration-cases.ts';
 import type { ApiClient, ApiResponse } from './support/api-client.ts';
 import { storageBackends } from './support/storage-backends.ts';
+import { tamperedCursor } from './support/tampered-cursor.ts';
 import { type Account, withTestPlatform } from './support/test-platform.ts';
 
 /**
@@ -233,7 +234,7 @@ for (const backend of storageBackends()) {
           { activeOnly: 'TRUE' },
           { activeOnly: '' },
           { cursor: 'eyJmb28iOjF9.abc' },
-          { cursor: `${first.body.nextCursor.slice(0, -2)}xx` },
+          { cursor: tamperedCursor(first.body.nextCursor) },
         ];
         for (const query of badQueries) {
           const bad = await api.get('/v1/configurations', { key: owner.key, query });

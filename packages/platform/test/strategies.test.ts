@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { storageBackends } from './support/storage-backends.ts';
+import { tamperedCursor } from './support/tampered-cursor.ts';
 import { withTestPlatform } from './support/test-platform.ts';
 
 for (const backend of storageBackends()) {
@@ -139,7 +140,7 @@ for (const backend of storageBackends()) {
       });
       assert.equal(forged.status, 400);
       assert.match(forged.body.error.message, /cursor/);
-      const tampered = `${first.body.nextCursor.slice(0, -2)}xx`;
+      const tampered = tamperedCursor(first.body.nextCursor);
       assert.equal(
         (await api.get('/v1/strategies', { key: owner.key, query: { cursor: tampered } })).status,
         400,
