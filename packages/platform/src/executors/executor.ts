@@ -30,7 +30,10 @@ export interface StrategyImage {
 export interface PrepareRequest {
   scenarioId: string;
   image: StrategyImage;
-  /** Aborted when the scenario is cancelled while it is being prepared. */
+  /**
+   * Aborted when the scenario is cancelled while it is being prepared: `prepare` then rejects promptly
+   * with the signal's reason (an `AbortError`), leaving nothing behind.
+   */
   signal?: AbortSignal;
 }
 
@@ -45,6 +48,11 @@ export interface StartRequest {
    * rely on, except what a process needs to start (`PATH` and `HOME` when the image sets none).
    */
   env: Record<string, string>;
+  /**
+   * The port the scenario's gateway listens on at `gatewayBindHost`. The `docker` executor opens exactly
+   * this port to the container; when it is omitted, the port of `env.TRADING_GATEWAY_URL` is used.
+   */
+  gatewayPort?: number;
   stdout: OutputSink;
   stderr: OutputSink;
 }

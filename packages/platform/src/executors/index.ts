@@ -1,0 +1,16 @@
+export { DEFAULT_HOST_PATHS, type SandboxUser } from './bubblewrap.ts';
+export {
+  createExecutor,
+  EXECUTOR_KINDS,
+  type ExecutorKind,
+  type ExecutorOptions,
+} from './create-executor.ts';
+export {
+  type ContainerLimits,
+  DEFAULT_CONTAINER_LIMITS,
+  DockerExecutor,
+  type DockerExecutorOptions,
+} from './docker-executor.ts';
+export * from './executor.ts';
+export { DEFAULT_CACHE_MAX_BYTES, ImageCache } from './image-cache.ts';
+export { type ExecutorLog, LocalExecutor, type LocalExecutorOptions } from './local-executor.ts';
