@@ -15,9 +15,16 @@ import { ApiKeyRepository } from './repositories/api-keys.ts';
 import { CatalogRepository } from './repositories/catalog.ts';
 import { ConfigurationRepository } from './repositories/configurations.ts';
 import { CursorCodec } from './repositories/pagination.ts';
+import { ScenarioRepository } from './repositories/scenarios.ts';
 import { StrategyRepository } from './repositories/strategies.ts';
 import { UserRepository } from './repositories/users.ts';
 import { VersionRepository } from './repositories/versions.ts';
+import type { RunLimits } from './runner/scenario-run.ts';
+import { ScenarioSignals } from './runner/scenario-signals.ts';
+import { startWorker } from './runner/start-worker.ts';
+import type { ScenarioWorker } from './runner/worker.ts';
+import { autoRunVersion } from './scenarios/auto-run.ts';
+import { ScenarioCreation } from './scenarios/scenario-creation.ts';
 import type { PlatformSettings } from './settings.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,6 +36,8 @@ export const DEFAULT_SAMPLE_DIR = BUNDLED_SAMPLE_DIR;
 
 export interface PlatformOptions {
   logLevel?: string;
+  /** Overrides of the worker's run limits (tests shorten the grace periods). */
+  runLimits?: Partial<RunLimits>;
   examplesDir?: string;
   sampleDir?: string;
 }
@@ -42,6 +51,8 @@ export interface SignIn {
 
 export interface RunningPlatform {
   app: FastifyInstance;
+  /** The in-process scenario worker (absent with HINDSIGHT_WORKERS=0). */
+  worker?: ScenarioWorker;
   ctx: PlatformContext;
   database: Database;
   url: string;
@@ -61,6 +72,11 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
     const cursors = new CursorCodec(signingSecret);
     const { db } = database;
     const market = openMarketStore(settings.dataDir);
+    const versions = new VersionRepository(db, cursors);
+    const registry = new RegistryStore(db, settings.dataDir);
+    const catalog = new CatalogRepository(db, (symbol) => market.dataCoverage(symbol));
+    const scenarios = new ScenarioRepository(db, cursors);
+    const signals = new ScenarioSignals();
     const ctx: PlatformContext = {
       db,
       signingSecret,
@@ -68,9 +84,19 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
       apiKeys: new ApiKeyRepository(db, cursors),
       strategies: new StrategyRepository(db, cursors),
       configurations: new ConfigurationRepository(db, cursors),
-      versions: new VersionRepository(db, cursors),
-      registry: new RegistryStore(db, settings.dataDir),
-      catalog: new CatalogRepository(db, (symbol) => market.dataCoverage(symbol)),
+      versions,
+      registry,
+      catalog,
+      scenarios,
+      signals,
+      scenarioCreation: new ScenarioCreation({
+        scenarios,
+        versions,
+        registry,
+        catalog,
+        signals,
+        quota: settings.runner.scenarioQuota,
+      }),
       market,
       examplesDir: options.examplesDir ?? DEFAULT_EXAMPLES_DIR,
       version: PLATFORM_VERSION,
@@ -115,28 +141,51 @@ export async function startPlatform(
 ): Promise<RunningPlatform> {
   const { database, ctx } = await openPlatform(settings, options);
   let app: FastifyInstance | undefined;
+  let worker: ScenarioWorker | undefined;
   try {
     await seedCatalog(ctx, options.sampleDir ?? DEFAULT_SAMPLE_DIR);
     const signIn = await ensureSignIn(ctx, settings);
     await ctx.registry.purgeStaleUploads();
     app = await buildServer(ctx, { logLevel: options.logLevel ?? 'info' });
+    const log = app.log;
+    ctx.registry.onImageReady = (versionId) => {
+      autoRunVersion(ctx, versionId, log).catch((error: Error) =>
+        log.error({ versionId, err: error }, 'auto-run failed'),
+      );
+    };
     await app.listen({ host: settings.host, port: settings.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : settings.port;
     const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+    const url = `http://${host}:${port}`;
+    if (settings.runner.workers > 0) {
+      worker = await startWorker({
+        ctx,
+        runner: settings.runner,
+        dataDir: settings.dataDir,
+        registryUrl: settings.runner.registryUrl ?? url,
+        log: log.child({ part: 'worker' }),
+        embedded: database.backend === 'pglite',
+        ...(options.runLimits && { limits: options.runLimits }),
+      });
+    }
     const running = app;
+    const runningWorker = worker;
     return {
       app: running,
+      ...(runningWorker && { worker: runningWorker }),
       ctx,
       database,
-      url: `http://${host}:${port}`,
+      url,
       ...(signIn && { signIn }),
       close: async () => {
+        await runningWorker?.stop();
         await running.close();
         await database.close();
       },
     };
   } catch (error) {
+    await worker?.stop().catch(() => {});
     await app?.close().catch(() => {});
     await database.close();
     throw error;

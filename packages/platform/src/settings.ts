@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { EXECUTOR_KINDS, type ExecutorKind } from './executors/create-executor.ts';
 
 /**
  * Platform settings come from the environment; `hindsight start` flags override it. Every value is
@@ -11,6 +12,22 @@ export interface PlatformSettings {
   databaseUrl: string | undefined;
   secret: string | undefined;
   admin: { email: string; password: string } | undefined;
+  runner: RunnerSettings;
+}
+
+/** How scenarios run (docs/scenarios.md). */
+export interface RunnerSettings {
+  /** Scenarios the in-process worker of `hindsight start` runs at once (0: none; run `hindsight worker`). */
+  workers: number;
+  executor: ExecutorKind;
+  /** Scenarios an account may have QUEUED, PENDING or RUNNING at once. */
+  scenarioQuota: number;
+  /** A claim lapses when its worker has not renewed it for this long (the worker died). */
+  leaseSeconds: number;
+  connectTimeoutSeconds: number;
+  stallTimeoutSeconds: number;
+  /** Where a standalone worker reaches the platform's registry; `hindsight start` uses its own address. */
+  registryUrl: string | undefined;
 }
 
 export class SettingsError extends Error {
@@ -31,6 +48,13 @@ export const settingVariables = {
   secret: 'HINDSIGHT_SECRET',
   adminEmail: 'HINDSIGHT_ADMIN_EMAIL',
   adminPassword: 'HINDSIGHT_ADMIN_PASSWORD',
+  workers: 'HINDSIGHT_WORKERS',
+  executor: 'HINDSIGHT_EXECUTOR',
+  scenarioQuota: 'HINDSIGHT_SCENARIO_QUOTA',
+  leaseSeconds: 'HINDSIGHT_WORKER_LEASE_SECONDS',
+  connectTimeoutSeconds: 'HINDSIGHT_CONNECT_TIMEOUT_SECONDS',
+  stallTimeoutSeconds: 'HINDSIGHT_STALL_TIMEOUT_SECONDS',
+  registryUrl: 'HINDSIGHT_REGISTRY_URL',
 } as const;
 
 export type SettingInput = Partial<Record<keyof typeof settingVariables, string>>;
@@ -96,9 +120,45 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     );
   }
 
+  const whole = (key: keyof typeof settingVariables, fallback: number, min: number, max: number) => {
+    const text = pick(key) ?? String(fallback);
+    const value = Number(text);
+    if (!/^[0-9]+$/.test(text) || value < min || value > max) {
+      throw new SettingsError(
+        settingVariables[key],
+        `"${text}" must be a whole number from ${min} to ${max}.`,
+      );
+    }
+    return value;
+  };
+  const executor = pick('executor') ?? 'local';
+  if (!(EXECUTOR_KINDS as readonly string[]).includes(executor)) {
+    throw new SettingsError(
+      settingVariables.executor,
+      `"${executor}" is not an executor; use ${EXECUTOR_KINDS.join(' or ')}.`,
+    );
+  }
+  const registryUrl = pick('registryUrl');
+  if (registryUrl !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(registryUrl)) {
+    throw new SettingsError(
+      settingVariables.registryUrl,
+      'must be the platform base URL, e.g. http://10.0.0.5:8000.',
+    );
+  }
+  const runner: RunnerSettings = {
+    workers: whole('workers', 2, 0, 256),
+    executor: executor as RunnerSettings['executor'],
+    scenarioQuota: whole('scenarioQuota', 50, 1, 100_000),
+    leaseSeconds: whole('leaseSeconds', 15, 1, 3600),
+    connectTimeoutSeconds: whole('connectTimeoutSeconds', 60, 1, 3600),
+    stallTimeoutSeconds: whole('stallTimeoutSeconds', 300, 0, 86_400),
+    registryUrl: registryUrl?.replace(/\/$/, ''),
+  };
+
   return {
     host,
     port,
+    runner,
     dataDir: resolve(pick('dataDir') ?? '.hindsight'),
     databaseUrl,
     secret,

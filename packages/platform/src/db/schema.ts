@@ -202,3 +202,79 @@ export const registryUploads = pgTable(
   },
   (t) => [index('registry_uploads_version_idx').on(t.versionId)],
 );
+
+export const SCENARIO_STATES = ['QUEUED', 'PENDING', 'RUNNING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
+export type ScenarioState = (typeof SCENARIO_STATES)[number];
+
+/**
+ * Scenarios (backtest runs), which are also the work queue: workers claim QUEUED rows with
+ * `FOR UPDATE SKIP LOCKED` and hold a lease (`worker_id`, `lease_expires_at`) that they renew while
+ * the run lasts; a lapsed lease means the worker died (docs/scenarios.md).
+ */
+export const scenarios = pgTable(
+  'scenarios',
+  {
+    id: uuid('id').primaryKey(),
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => users.id),
+    strategyId: uuid('strategy_id')
+      .notNull()
+      .references(() => strategies.id),
+    versionId: uuid('version_id')
+      .notNull()
+      .references(() => strategyVersions.id),
+    /** Provenance only: the saved configuration it was created from (the configuration may be gone since). */
+    configId: uuid('config_id'),
+    /** Set by batch creation: which cell of the sweep this run is. */
+    label: text('label'),
+    /** The run settings as validated, `env` being the configuration's and the run's layers merged. */
+    settings: jsonb('settings').notNull(),
+    /** Symbols of the subscriptions (the `instruments` filter). */
+    instruments: text('instruments').array().notNull(),
+    state: text('state', { enum: SCENARIO_STATES }).notNull(),
+    errorType: text('error_type', { enum: ['strategy', 'platform'] }),
+    errorMessage: text('error_message'),
+    workerId: text('worker_id'),
+    leaseExpiresAt: instant('lease_expires_at'),
+    /** What makes the run reproducible (image digest, data fingerprint, engine version, resolved config). */
+    manifest: jsonb('manifest'),
+    metrics: jsonb('metrics'),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    startedAt: instant('started_at'),
+    runningAt: instant('running_at'),
+    finishedAt: instant('finished_at'),
+  },
+  (t) => [
+    index('scenarios_strategy_page_idx').on(t.strategyId, t.createdAt, t.id),
+    index('scenarios_owner_state_idx').on(t.ownerId, t.state),
+    index('scenarios_queue_idx').on(t.createdAt, t.id).where(sql`state = 'QUEUED'`),
+    index('scenarios_lease_idx').on(t.leaseExpiresAt).where(sql`state IN ('PENDING', 'RUNNING')`),
+  ],
+);
+
+/** The three result files of a COMPLETE scenario, zstd-compressed as they are served. */
+export const scenarioResults = pgTable('scenario_results', {
+  scenarioId: uuid('scenario_id')
+    .primaryKey()
+    .references(() => scenarios.id, { onDelete: 'cascade' }),
+  metadata: bytes('metadata').notNull(),
+  timeseries: bytes('timeseries').notNull(),
+  trades: bytes('trades').notNull(),
+});
+
+/** The strategy's output, bounded (head and tail kept), per stream. */
+export const scenarioLogs = pgTable(
+  'scenario_logs',
+  {
+    scenarioId: uuid('scenario_id')
+      .notNull()
+      .references(() => scenarios.id, { onDelete: 'cascade' }),
+    stream: text('stream', { enum: ['stdout', 'stderr'] }).notNull(),
+    content: bytes('content').notNull(),
+    /** Bytes the strategy wrote, including those dropped from the middle. */
+    totalBytes: bigint('total_bytes', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scenarioId, t.stream] })],
+);

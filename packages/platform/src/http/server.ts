@@ -6,13 +6,13 @@ import {
   serializerCompiler,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addPlannedEndpoints } from '../openapi/planned-endpoints.ts';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { authRoutes } from '../routes/auth.ts';
 import { catalogRoutes } from '../routes/catalog.ts';
 import { configurationRoutes } from '../routes/configurations.ts';
 import { eventRoutes } from '../routes/events.ts';
 import { registryRoutes } from '../routes/registry.ts';
+import { scenarioRoutes } from '../routes/scenarios.ts';
 import { strategyRoutes } from '../routes/strategies.ts';
 import { templateRoutes } from '../routes/templates.ts';
 import { versionRoutes } from '../routes/versions.ts';
@@ -70,7 +70,7 @@ export async function buildServer(
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: (documentObject) => addPlannedEndpoints(jsonSchemaTransformObject(documentObject)),
+    transformObject: jsonSchemaTransformObject,
   });
 
   await app.register(authRoutes, { ctx });
@@ -78,6 +78,7 @@ export async function buildServer(
   await app.register(strategyRoutes, { ctx });
   await app.register(versionRoutes, { ctx });
   await app.register(configurationRoutes, { ctx });
+  await app.register(scenarioRoutes, { ctx });
   await app.register(catalogRoutes, { ctx });
   await app.register(templateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });

@@ -48,6 +48,8 @@ const evictedError = (versionId: string) =>
  */
 export class RegistryStore {
   readonly blobs: BlobStore;
+  /** Told when a version's image becomes ready (its first tagged manifest): auto-run starts there. */
+  onImageReady: ((versionId: string) => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -219,6 +221,7 @@ export class RegistryStore {
         { expected: reference.digest, actual: digest },
       );
     }
+    let becameReady = false;
     await this.db.transaction(async (tx) => {
       const version = await this.lockVersion(tx, versionId, 'update');
       const [existing] = await tx
@@ -254,12 +257,14 @@ export class RegistryStore {
             updatedAt: now,
           })
           .where(eq(strategyVersions.id, versionId));
+        becameReady = true;
       }
       await tx
         .insert(registryTags)
         .values({ versionId, tag: reference.tag, digest, createdAt: now })
         .onConflictDoNothing();
     });
+    if (becameReady) this.onImageReady?.(versionId);
     return digest;
   }
 

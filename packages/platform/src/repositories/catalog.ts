@@ -1,5 +1,10 @@
 import {
+  badRequest,
+  type CatalogCheckedConfiguration,
+  type CatalogLookup,
+  catalogIssues,
   type DataCoverage,
+  formatIssues,
   GRANULARITIES,
   type InstrumentDefinition,
   type InstrumentStatus,
@@ -82,6 +87,28 @@ export class CatalogRepository {
       if (i.pricePrecision !== null) instrument.pricePrecision = i.pricePrecision;
       return instrument;
     });
+  }
+
+  /**
+   * Decision 21 for a configuration about to be saved or run: every instrument a catalog symbol, not
+   * coming soon, with data overlapping the window; otherwise 400 naming each offending subscription.
+   * `path` prefixes the issue paths (e.g. `configurations[2]` in a batch).
+   */
+  async assertConfigurationRules(config: CatalogCheckedConfiguration, path = ''): Promise<void> {
+    const all = await this.all();
+    const bySymbol = new Map(all.map((i) => [i.symbol, i]));
+    const byDataSymbol = new Map(all.map((i) => [i.dataSymbol, i]));
+    const lookup: CatalogLookup = {
+      bySymbol: (s) => bySymbol.get(s),
+      byDataSymbol: (s) => byDataSymbol.get(s),
+    };
+    const issues = catalogIssues(config, lookup);
+    if (issues.length > 0) {
+      const { message, details } = formatIssues(
+        path ? issues.map((issue) => ({ ...issue, path: [path, ...issue.path] })) : issues,
+      );
+      throw badRequest(message, details);
+    }
   }
 
   /** Inserts or refreshes instrument definitions (idempotent; run at every start). */

@@ -63,7 +63,8 @@ const toConfiguration = (row: Row): Configuration => {
   return config;
 };
 
-const settingsOf = (input: ConfigurationInput): ConfigurationSettings => {
+/** Just the run settings of a configuration (what a scenario copies from it). */
+export const runSettingsOf = (input: ConfigurationSettings): ConfigurationSettings => {
   const settings: ConfigurationSettings = {
     subscriptions: input.subscriptions,
     startTime: input.startTime,
@@ -98,7 +99,7 @@ export class ConfigurationRepository {
         name: input.name,
         description: input.description ?? null,
         isActive: input.isActive,
-        settings: settingsOf(input),
+        settings: runSettingsOf(input),
         createdAt: now,
         updatedAt: now,
       })
@@ -145,7 +146,7 @@ export class ConfigurationRepository {
         name: input.name,
         description: input.description ?? null,
         isActive: input.isActive,
-        settings: settingsOf(input),
+        settings: runSettingsOf(input),
         updatedAt: now,
       })
       .where(and(eq(configurations.id, id), eq(configurations.ownerId, ownerId)))

@@ -99,6 +99,12 @@ export class VersionRepository {
     return toVersion(row);
   }
 
+  /** Any version by id with its owner (the platform's own lookups, e.g. auto-run after a push). */
+  async byId(versionId: string): Promise<{ ownerId: string; version: Version } | undefined> {
+    const [row] = await this.db.select().from(strategyVersions).where(eq(strategyVersions.id, versionId));
+    return row && { ownerId: row.ownerId, version: toVersion(row) };
+  }
+
   async list(
     strategyId: string,
     page: PageRequest & { imageStatus?: ImageStatus | undefined },

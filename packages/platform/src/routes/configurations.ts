@@ -1,9 +1,5 @@
 import {
-  badRequest,
-  type CatalogLookup,
-  catalogIssues,
   costsSchema,
-  formatIssues,
   inlineConfigurationSchema,
   type SavedConfiguration,
   savedConfigurationSchema,
@@ -25,7 +21,6 @@ import {
   toWire,
   uuidParam,
 } from '../http/schemas.ts';
-import type { CatalogRepository } from '../repositories/catalog.ts';
 import type { Configuration, ConfigurationInput } from '../repositories/configurations.ts';
 
 const withId = <T extends z.ZodType>(schema: T, id: string): T => schema.meta({ ...schema.meta(), id }) as T;
@@ -52,22 +47,6 @@ export const configurationSchema = z
     updatedAt: isoTimestamp,
   })
   .meta({ id: 'Configuration' });
-
-/** Decision 21: instruments must be catalog symbols with data overlapping the window. */
-async function assertCatalogRules(catalog: CatalogRepository, config: SavedConfiguration): Promise<void> {
-  const instruments = await catalog.all();
-  const bySymbol = new Map(instruments.map((i) => [i.symbol, i]));
-  const byDataSymbol = new Map(instruments.map((i) => [i.dataSymbol, i]));
-  const lookup: CatalogLookup = {
-    bySymbol: (s) => bySymbol.get(s),
-    byDataSymbol: (s) => byDataSymbol.get(s),
-  };
-  const issues = catalogIssues(config, lookup);
-  if (issues.length > 0) {
-    const { message, details } = formatIssues(issues);
-    throw badRequest(message, details);
-  }
-}
 
 const toInput = (body: SavedConfiguration): ConfigurationInput => body as ConfigurationInput;
 
@@ -123,7 +102,7 @@ export async function configurationRoutes(app: FastifyInstance, { ctx }: { ctx: 
       },
     },
     async (request, reply) => {
-      await assertCatalogRules(ctx.catalog, request.body);
+      await ctx.catalog.assertConfigurationRules(request.body);
       const created = await ctx.configurations.create(principalOf(request).userId, toInput(request.body));
       return reply.code(201).send({ data: present(created) });
     },
@@ -164,7 +143,7 @@ export async function configurationRoutes(app: FastifyInstance, { ctx }: { ctx: 
       },
     },
     async (request) => {
-      await assertCatalogRules(ctx.catalog, request.body);
+      await ctx.catalog.assertConfigurationRules(request.body);
       const replaced = await ctx.configurations.replace(
         principalOf(request).userId,
         request.params.config_id,

@@ -1,0 +1,467 @@
+import { ApiError, badRequest, conflict, newId, notFound } from '@hindsight/core';
+import { and, arrayOverlaps, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../db/database.ts';
+import { type ScenarioState, scenarios, strategies, users } from '../db/schema.ts';
+import type { ConfigurationSettings } from './configurations.ts';
+import { missingOwnedResource } from './ownership.ts';
+import {
+  afterKey,
+  type CursorCodec,
+  newestFirst,
+  type Page,
+  type PageRequest,
+  toPage,
+} from './pagination.ts';
+
+export const ACTIVE_STATES: readonly ScenarioState[] = ['QUEUED', 'PENDING', 'RUNNING'];
+export const TERMINAL_STATES: readonly ScenarioState[] = ['COMPLETE', 'FAILED', 'CANCELLED'];
+export type ErrorType = 'strategy' | 'platform';
+
+/** The reproducibility manifest recorded when a worker starts a run (docs/scenarios.md). */
+export interface ScenarioManifest {
+  imageDigest: string;
+  dataFingerprint: string;
+  engineVersion: string;
+  configuration: ConfigurationSettings;
+}
+
+/** The scenario record (spec: Scenario; the fields the spec leaves open are in docs/scenarios.md). */
+export interface Scenario extends ConfigurationSettings {
+  scenarioId: string;
+  strategyId: string;
+  strategyVersionId: string;
+  ownerId: string;
+  configId?: string;
+  label?: string;
+  state: ScenarioState;
+  errorType?: ErrorType;
+  errorMessage?: string;
+  manifest?: ScenarioManifest;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt?: Date;
+  runningAt?: Date;
+  finishedAt?: Date;
+}
+
+/** What creation stores: one run of one version against resolved settings. */
+export interface ScenarioInput {
+  versionId: string;
+  settings: ConfigurationSettings;
+  configId?: string | undefined;
+  label?: string | undefined;
+}
+
+export interface ScenarioFilters {
+  state?: ScenarioState | undefined;
+  strategyVersionId?: string | undefined;
+  isCompleted?: boolean | undefined;
+  createdAfter?: Date | undefined;
+  createdBefore?: Date | undefined;
+  instruments?: string[] | undefined;
+}
+
+type Row = typeof scenarios.$inferSelect;
+
+export const toScenario = (row: Row): Scenario => {
+  const settings = row.settings as ConfigurationSettings;
+  const scenario: Scenario = {
+    scenarioId: row.id,
+    strategyId: row.strategyId,
+    strategyVersionId: row.versionId,
+    ownerId: row.ownerId,
+    state: row.state,
+    subscriptions: settings.subscriptions,
+    startTime: settings.startTime,
+    endTime: settings.endTime,
+    positionMode: settings.positionMode,
+    initialCapital: settings.initialCapital,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+  if (settings.env !== undefined) scenario.env = settings.env;
+  if (settings.costs !== undefined) scenario.costs = settings.costs;
+  if (row.configId !== null) scenario.configId = row.configId;
+  if (row.label !== null) scenario.label = row.label;
+  if (row.errorType !== null) scenario.errorType = row.errorType;
+  if (row.errorMessage !== null) scenario.errorMessage = row.errorMessage;
+  if (row.manifest !== null) scenario.manifest = row.manifest as ScenarioManifest;
+  if (row.startedAt !== null) scenario.startedAt = row.startedAt;
+  if (row.runningAt !== null) scenario.runningAt = row.runningAt;
+  if (row.finishedAt !== null) scenario.finishedAt = row.finishedAt;
+  return scenario;
+};
+
+export const quotaExceeded = (quota: number) =>
+  new ApiError(
+    'QUOTA_EXCEEDED',
+    `Your account already has ${quota} scenarios queued or running, its quota; wait for some to finish or cancel some (POST .../scenarios/{scenario_id}/cancel).`,
+  );
+
+/**
+ * Scenario records and the queue operations on them. Every state change is one conditional UPDATE, so
+ * a cancel racing a worker's completion, or two workers racing for a claim, resolve in the database:
+ * a terminal state is never left (the WHERE clauses name the states a move may start from).
+ */
+export class ScenarioRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /**
+   * Creates one QUEUED scenario if the strategy is active (409 once archived, decision 27) and the
+   * owner's quota has a slot (403 QUOTA_EXCEEDED). The owner's row is locked for the count and the
+   * insert, so concurrent creations can never exceed the quota together.
+   */
+  async create(
+    ownerId: string,
+    strategyId: string,
+    input: ScenarioInput,
+    quota: number,
+    now = new Date(),
+  ): Promise<Scenario> {
+    return this.db.transaction(async (tx) => {
+      const [strategy] = await tx
+        .select({ status: strategies.status })
+        .from(strategies)
+        .where(and(eq(strategies.id, strategyId), eq(strategies.ownerId, ownerId)))
+        .for('share');
+      if (!strategy) throw notFound(`Strategy ${strategyId}`);
+      if (strategy.status === 'archived') {
+        throw conflict(`Strategy ${strategyId} is archived; archived strategies take no new scenarios.`);
+      }
+      await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('update');
+      if ((await this.activeCount(ownerId, tx)) >= quota) throw quotaExceeded(quota);
+      const [row] = await tx
+        .insert(scenarios)
+        .values({
+          id: newId(),
+          ownerId,
+          strategyId,
+          versionId: input.versionId,
+          configId: input.configId ?? null,
+          label: input.label ?? null,
+          settings: input.settings,
+          instruments: input.settings.subscriptions.map((s) => s.instrument),
+          state: 'QUEUED',
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      return toScenario(row as Row);
+    });
+  }
+
+  /** The caller's scenario by id alone (the flat path); another account's is 403 (decision 28). */
+  async get(ownerId: string, id: string): Promise<Scenario> {
+    const [row] = await this.db
+      .select()
+      .from(scenarios)
+      .where(and(eq(scenarios.id, id), eq(scenarios.ownerId, ownerId)));
+    if (!row) throw await missingOwnedResource(this.db, scenarios, id, `Scenario ${id}`);
+    return toScenario(row);
+  }
+
+  /** The caller's scenario of that strategy (the strategy-scoped path): another strategy's is 404. */
+  async getOfStrategy(ownerId: string, strategyId: string, id: string): Promise<Scenario> {
+    const scenario = await this.get(ownerId, id);
+    if (scenario.strategyId !== strategyId.toLowerCase()) {
+      throw notFound(`Scenario ${id} of strategy ${strategyId}`);
+    }
+    return scenario;
+  }
+
+  /** Any scenario by id, whoever owns it (workers). */
+  async byId(id: string): Promise<Scenario | undefined> {
+    const [row] = await this.db.select().from(scenarios).where(eq(scenarios.id, id));
+    return row && toScenario(row);
+  }
+
+  async list(strategyId: string, page: PageRequest & ScenarioFilters): Promise<Page<Scenario>> {
+    const list = `scenarios:${strategyId}`;
+    const after = page.cursor ? this.cursors.decode(list, page.cursor) : undefined;
+    const conditions: (SQL | undefined)[] = [
+      eq(scenarios.strategyId, strategyId),
+      page.state && eq(scenarios.state, page.state),
+      page.strategyVersionId ? eq(scenarios.versionId, page.strategyVersionId) : undefined,
+      page.isCompleted === true ? eq(scenarios.state, 'COMPLETE') : undefined,
+      page.isCompleted === false ? sql`${scenarios.state} <> 'COMPLETE'` : undefined,
+      page.createdAfter && gt(scenarios.createdAt, page.createdAfter),
+      page.createdBefore && lt(scenarios.createdAt, page.createdBefore),
+      page.instruments && arrayOverlaps(scenarios.instruments, page.instruments),
+      after && afterKey(scenarios.createdAt, scenarios.id, after),
+    ];
+    const rows = await this.db
+      .select()
+      .from(scenarios)
+      .where(and(...conditions))
+      .orderBy(...newestFirst(scenarios.createdAt, scenarios.id))
+      .limit(page.limit + 1);
+    return toPage(rows, page.limit, list, this.cursors, toScenario);
+  }
+
+  /** Several of the caller's scenarios (compare); the missing and foreign ids are reported, not skipped. */
+  async getMany(ownerId: string, ids: string[]): Promise<Scenario[]> {
+    const rows = await this.db.select().from(scenarios).where(inArray(scenarios.id, ids));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => {
+      const row = byId.get(id.toLowerCase());
+      if (!row) throw notFound(`Scenario ${id}`);
+      if (row.ownerId !== ownerId)
+        throw new ApiError('FORBIDDEN', `Scenario ${id} belongs to another account.`);
+      return toScenario(row);
+    });
+  }
+
+  /**
+   * Cancels a non-terminal scenario (QUEUED, PENDING or RUNNING): it becomes CANCELLED at once, and the
+   * worker that holds it sees that at its next lease renewal (or sooner, in-process) and stops the run.
+   * A terminal scenario is 400 (spec: States and transitions).
+   */
+  async cancel(ownerId: string, id: string, now = new Date()): Promise<Scenario> {
+    const [row] = await this.db
+      .update(scenarios)
+      .set({ state: 'CANCELLED', finishedAt: now, updatedAt: now, leaseExpiresAt: null })
+      .where(
+        and(
+          eq(scenarios.id, id),
+          eq(scenarios.ownerId, ownerId),
+          inArray(scenarios.state, [...ACTIVE_STATES]),
+        ),
+      )
+      .returning();
+    if (row) return toScenario(row);
+    const current = await this.get(ownerId, id);
+    throw badRequest(
+      `Scenario ${id} is already ${current.state}; only QUEUED, PENDING and RUNNING scenarios can be cancelled.`,
+    );
+  }
+
+  /** Deletes the scenario and its results and logs (a run still going is cancelled by the delete). */
+  async delete(ownerId: string, id: string): Promise<void> {
+    const deleted = await this.db
+      .delete(scenarios)
+      .where(and(eq(scenarios.id, id), eq(scenarios.ownerId, ownerId)))
+      .returning({ id: scenarios.id });
+    if (deleted.length === 0) throw await missingOwnedResource(this.db, scenarios, id, `Scenario ${id}`);
+  }
+
+  // --- the queue -------------------------------------------------------------------------------
+
+  /**
+   * Claims the oldest QUEUED scenario for `workerId` (QUEUED -> PENDING) with a lease until
+   * `now + leaseMs`. `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines
+   * claim from one table without waiting on each other or claiming one row twice.
+   */
+  async claim(workerId: string, leaseMs: number, now = new Date()): Promise<Scenario | undefined> {
+    const lease = new Date(now.getTime() + leaseMs);
+    const rows = await this.db.execute<{ id: string }>(sql`
+      UPDATE ${scenarios}
+         SET state = 'PENDING', worker_id = ${workerId}, lease_expires_at = ${lease.toISOString()},
+             started_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
+       WHERE id = (
+         SELECT id FROM ${scenarios}
+          WHERE state = 'QUEUED'
+          ORDER BY created_at, id
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED)
+         AND state = 'QUEUED'
+      RETURNING id`);
+    const id = rowsOf<{ id: string }>(rows)[0]?.id;
+    return id === undefined ? undefined : this.byId(id);
+  }
+
+  /**
+   * Renews the leases of the scenarios `workerId` is running; answers the ids it no longer holds (they
+   * were cancelled, deleted, or failed by a lease check after this worker stalled): their runs must stop.
+   */
+  async renewLeases(workerId: string, ids: string[], leaseMs: number, now = new Date()): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const held = await this.db
+      .update(scenarios)
+      .set({ leaseExpiresAt: new Date(now.getTime() + leaseMs) })
+      .where(
+        and(
+          inArray(scenarios.id, ids),
+          eq(scenarios.workerId, workerId),
+          inArray(scenarios.state, ['PENDING', 'RUNNING']),
+        ),
+      )
+      .returning({ id: scenarios.id });
+    const stillHeld = new Set(held.map((r) => r.id));
+    return ids.filter((id) => !stillHeld.has(id));
+  }
+
+  /** PENDING -> RUNNING once the strategy connected to its gateway; false when the worker lost it. */
+  async markRunning(id: string, workerId: string, manifest: ScenarioManifest, now = new Date()) {
+    const rows = await this.db
+      .update(scenarios)
+      .set({ state: 'RUNNING', runningAt: now, updatedAt: now, manifest })
+      .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'PENDING')))
+      .returning({ id: scenarios.id });
+    return rows.length === 1;
+  }
+
+  /** Records the manifest as soon as the worker has resolved it (PENDING). */
+  async recordManifest(id: string, workerId: string, manifest: ScenarioManifest): Promise<void> {
+    await this.db
+      .update(scenarios)
+      .set({ manifest })
+      .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId)));
+  }
+
+  /**
+   * RUNNING -> COMPLETE with the result files and metrics, in one transaction; false (and nothing
+   * written) when the scenario was cancelled or taken from this worker meanwhile.
+   */
+  async complete(
+    id: string,
+    workerId: string,
+    files: { metadata: Uint8Array; timeseries: Uint8Array; trades: Uint8Array },
+    metrics: unknown,
+    now = new Date(),
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx
+        .update(scenarios)
+        .set({ state: 'COMPLETE', metrics, finishedAt: now, updatedAt: now, leaseExpiresAt: null })
+        .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'RUNNING')))
+        .returning({ id: scenarios.id });
+      if (rows.length === 0) return false;
+      await tx.execute(sql`
+        INSERT INTO scenario_results (scenario_id, metadata, timeseries, trades)
+        VALUES (${id}, ${Buffer.from(files.metadata)}, ${Buffer.from(files.timeseries)}, ${Buffer.from(files.trades)})`);
+      return true;
+    });
+  }
+
+  /** PENDING or RUNNING -> FAILED; false when the scenario had already ended (e.g. cancelled). */
+  async fail(
+    id: string,
+    workerId: string,
+    errorType: ErrorType,
+    message: string,
+    now = new Date(),
+  ): Promise<boolean> {
+    const rows = await this.db
+      .update(scenarios)
+      .set({
+        state: 'FAILED',
+        errorType,
+        errorMessage: message.slice(0, 4000),
+        finishedAt: now,
+        updatedAt: now,
+        leaseExpiresAt: null,
+      })
+      .where(
+        and(
+          eq(scenarios.id, id),
+          eq(scenarios.workerId, workerId),
+          inArray(scenarios.state, ['PENDING', 'RUNNING']),
+        ),
+      )
+      .returning({ id: scenarios.id });
+    return rows.length === 1;
+  }
+
+  /**
+   * Fails every claimed scenario whose lease lapsed (its worker died or lost the database): FAILED
+   * `platform`, never left non-terminal. `everyClaimed` fails them all, lease or not: an embedded store
+   * is opened by one process only, so at its start no live worker can hold any.
+   */
+  async failAbandoned(now = new Date(), everyClaimed = false): Promise<string[]> {
+    const lapsed = sql`${scenarios.leaseExpiresAt} < ${now.toISOString()}`;
+    const rows = await this.db
+      .update(scenarios)
+      .set({
+        state: 'FAILED',
+        errorType: 'platform',
+        errorMessage:
+          'the worker running this scenario stopped (it crashed, was killed or lost the database) before the run ended',
+        finishedAt: now,
+        updatedAt: now,
+        leaseExpiresAt: null,
+      })
+      .where(and(inArray(scenarios.state, ['PENDING', 'RUNNING']), everyClaimed ? undefined : lapsed))
+      .returning({ id: scenarios.id });
+    return rows.map((r) => r.id);
+  }
+
+  async state(id: string): Promise<ScenarioState | undefined> {
+    const [row] = await this.db
+      .select({ state: scenarios.state })
+      .from(scenarios)
+      .where(eq(scenarios.id, id));
+    return row?.state;
+  }
+
+  /** The zstd result file of a COMPLETE scenario. */
+  async resultFile(id: string, file: 'metadata' | 'timeseries' | 'trades'): Promise<Buffer | undefined> {
+    const rows = await this.db.execute<Record<string, Uint8Array>>(
+      sql`SELECT ${sql.raw(file)} AS file FROM scenario_results WHERE scenario_id = ${id}`,
+    );
+    const bytes = rowsOf<{ file: Uint8Array }>(rows)[0]?.file;
+    return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  async metrics(id: string): Promise<unknown> {
+    const [row] = await this.db
+      .select({ metrics: scenarios.metrics })
+      .from(scenarios)
+      .where(eq(scenarios.id, id));
+    return row?.metrics ?? undefined;
+  }
+
+  /** Stores (replaces) the kept part of a stream of the strategy's output. */
+  async saveLog(id: string, stream: 'stdout' | 'stderr', content: Uint8Array, totalBytes: number) {
+    await this.db.execute(sql`
+      INSERT INTO scenario_logs (scenario_id, stream, content, total_bytes)
+      SELECT ${id}, ${stream}, ${Buffer.from(content)}, ${totalBytes}
+       WHERE EXISTS (SELECT 1 FROM ${scenarios} WHERE id = ${id})
+      ON CONFLICT (scenario_id, stream) DO UPDATE SET content = excluded.content, total_bytes = excluded.total_bytes`);
+  }
+
+  async log(
+    id: string,
+    stream: 'stdout' | 'stderr',
+  ): Promise<{ content: Buffer; totalBytes: number } | undefined> {
+    const rows = await this.db.execute<{ content: Uint8Array; total_bytes: string | number }>(
+      sql`SELECT content, total_bytes FROM scenario_logs WHERE scenario_id = ${id} AND stream = ${stream}`,
+    );
+    const row = rowsOf<{ content: Uint8Array; total_bytes: string | number }>(rows)[0];
+    if (!row) return undefined;
+    const bytes = row.content;
+    return {
+      content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      totalBytes: Number(row.total_bytes),
+    };
+  }
+
+  /** The owner's scenarios in QUEUED, PENDING or RUNNING. */
+  async activeCount(ownerId: string, tx: Db | Tx = this.db): Promise<number> {
+    const [row] = await tx
+      .select({ count: sql<number>`count(*)::int` })
+      .from(scenarios)
+      .where(and(eq(scenarios.ownerId, ownerId), inArray(scenarios.state, [...ACTIVE_STATES])));
+    return row?.count ?? 0;
+  }
+
+  /** Refuses a scenario operation that needs a completed run (results, metrics, compare). */
+  static assertComplete(scenario: Scenario, what: string): void {
+    if (scenario.state !== 'COMPLETE') {
+      throw badRequest(
+        `Scenario ${scenario.scenarioId} is ${scenario.state}; ${what} exist only for COMPLETE scenarios${
+          TERMINAL_STATES.includes(scenario.state)
+            ? ' (a FAILED or CANCELLED scenario produces no results)'
+            : ' (poll GET /v1/scenarios/{scenario_id} until it is COMPLETE)'
+        }.`,
+      );
+    }
+  }
+}
+
+/** `db.execute` answers `{rows}` on both drivers (node-postgres and PGlite). */
+function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+}
