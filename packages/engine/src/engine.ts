@@ -12,15 +12,17 @@ import { Account } from './account/account.ts';
 import { CurrencyConverter, conversionProblems } from './account/currency.ts';
 import { Exact } from './account/exact.ts';
 import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
+import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { isoTime } from './iso-time.ts';
-import { InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
+import { type FillIntent, InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
 import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
 import { effectiveLeverage, MAX_LEVERAGE } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
 import { type ExitLeg, OrderLinks } from './orders/order-links.ts';
 import {
+  type OrderRequestRules,
   type ParsedOrderRequest,
   validateModifyOrderRequest,
   validateOrderRequest,
@@ -159,6 +161,8 @@ interface InstrumentState {
   ask: number;
   priceDecimals: number;
   hasQuote: boolean;
+  /** The same quote, its decimals made once per bar when an order needs them. */
+  quote: TickQuote;
   /** The asset class's default leverage: positions are margined at it. */
   leverage: Dec;
   /** The last bar's volume (ticks) and what fills have taken of it under a participation limit. */
@@ -196,6 +200,14 @@ export class SimulationEngine {
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private outbox: EngineEvent[] = [];
+  /**
+   * The request rules, made once: a closure made per call costs more than the check itself (under tsx
+   * every named closure is also given its name with `Object.defineProperty`).
+   */
+  private readonly requestRules: OrderRequestRules = {
+    knownSymbol: (symbol) => this.bySymbol.has(symbol),
+    maxLeverage: MAX_LEVERAGE,
+  };
   /** Symbols whose quotes the books need every bar: open positions and currency-conversion pairs. */
   private readonly marked = new Set<string>();
   private readonly conversionPairs: ReadonlySet<string>;
@@ -265,6 +277,7 @@ export class SimulationEngine {
         ask: 0,
         priceDecimals: 0,
         hasQuote: false,
+        quote: new TickQuote(0, 0, 0),
         leverage: effectiveLeverage(assetClassOf(spec.market)),
         volume: 0,
         volumeDecimals: 0,
@@ -333,10 +346,7 @@ export class SimulationEngine {
   }
 
   submitOrder(body: unknown): SubmitResult {
-    const validation = validateOrderRequest(body, {
-      knownSymbol: (s) => this.bySymbol.has(s),
-      maxLeverage: MAX_LEVERAGE,
-    });
+    const validation = validateOrderRequest(body, this.requestRules);
     if (!validation.ok)
       return { ok: false, code: validation.code, message: validation.message, details: validation.details };
     const request = validation.order;
@@ -404,11 +414,7 @@ export class SimulationEngine {
     // In its group before it can fill: a fill at once cancels the group's other members.
     if (request.oco_group_id) this.links.joinClientGroup(request.oco_group_id, id);
     if (request.order_type === 'MARKET') {
-      const base =
-        request.side === 'BUY'
-          ? ticksOf(state.ask, state.priceDecimals)
-          : ticksOf(state.bid, state.priceDecimals);
-      this.fillNow(state, order, base, options.closeReason);
+      this.fillNow(state, order, quoteOf(state, request.side), options.closeReason);
       return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
     }
     if (quote) {
@@ -471,7 +477,7 @@ export class SimulationEngine {
           trailing: {
             type: live.trailing_type ?? 'ABSOLUTE',
             distance: live.trailing_distance,
-            best: ticksOf(live.side === 'SELL' ? state.bid : state.ask, state.priceDecimals),
+            best: quoteOf(state, live.side),
           },
         }),
     });
@@ -659,24 +665,20 @@ export class SimulationEngine {
       stop_price?: Dec | null | undefined;
     },
   ): Dec | undefined {
-    if (!state.hasQuote || request.order_type === 'TRAILING_STOP') return undefined;
+    const type = request.order_type;
+    if (!state.hasQuote || (type !== 'LIMIT' && type !== 'STOP' && type !== 'STOP_LIMIT')) return undefined;
     const buy = request.side === 'BUY';
-    const quote = ticksOf(buy ? state.ask : state.bid, state.priceDecimals);
-    const reaches = (price: Dec | null | undefined, through: 'limit' | 'stop') => {
-      if (!price) return false;
-      return (through === 'limit') === buy ? quote.lte(price) : quote.gte(price);
-    };
-    switch (request.order_type) {
+    const quote = quoteOf(state, request.side);
+    switch (type) {
       case 'LIMIT':
-        return reaches(request.limit_price, 'limit') ? quote : undefined;
+        return reaches(quote, buy, request.limit_price, 'limit') ? quote : undefined;
       case 'STOP':
-        return reaches(request.stop_price, 'stop') ? quote : undefined;
-      case 'STOP_LIMIT':
-        return reaches(request.stop_price, 'stop') && reaches(request.limit_price, 'limit')
+        return reaches(quote, buy, request.stop_price, 'stop') ? quote : undefined;
+      default:
+        return reaches(quote, buy, request.stop_price, 'stop') &&
+          reaches(quote, buy, request.limit_price, 'limit')
           ? quote
           : undefined;
-      default:
-        return undefined;
     }
   }
 
@@ -1030,12 +1032,11 @@ export class SimulationEngine {
 
   /** A new order's margin question, at its own price or the current quote. */
   private marginRequest(state: InstrumentState, request: ParsedOrderRequest): MarginRequest {
-    const quote = ticksOf(request.side === 'BUY' ? state.ask : state.bid, state.priceDecimals);
     return {
       symbol: request.symbol,
       side: request.side,
       quantity: request.quantity,
-      price: request.limit_price ?? request.stop_price ?? quote,
+      price: request.limit_price ?? request.stop_price ?? quoteOf(state, request.side),
       leverage: effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null),
       denomination: state.spec.denomination,
       netting: this.config.positionMode === 'netting',
@@ -1052,6 +1053,7 @@ export class SimulationEngine {
       initialCapital: this.config.initialCapital,
       allCrypto: this.config.instruments.every((i) => i.symbol.startsWith('C:')),
       timeseries,
+      navValues: this.sampler.navValues(),
       trades: this.book.lots(),
     });
   }
@@ -1067,8 +1069,13 @@ export class SimulationEngine {
     if (this.participation) state.consumed = ZERO;
     if (state.matcher.size > 0) {
       const barEnd = (batch.time[row] as number) + MINUTE_MS;
-      // With ticks the true order of events is known; on a bar, the stop leg is assumed first.
-      const outcome = ticks ? state.matcher.onTicks(ticks) : this.onBarPath(state, batch, row);
+      // With ticks the true order of events is known; on a bar, the stop leg is assumed first. A bar
+      // that reaches no resting order is not evaluated further.
+      const outcome = ticks
+        ? state.matcher.onTicks(ticks)
+        : state.matcher.reachedBy(batch, row)
+          ? this.onBarPath(state, batch, row)
+          : NOTHING_FILLED;
       for (const fill of outcome.fills) {
         const order = this.orders.get(fill.orderId) as OrderRecord;
         // A sibling that filled earlier in this bar has cancelled it (one-cancels-other).
@@ -1087,6 +1094,7 @@ export class SimulationEngine {
     state.ask = batch.askClose[row] as number;
     state.priceDecimals = batch.priceDecimals;
     state.hasQuote = true;
+    state.quote.set(state.bid, state.ask, state.priceDecimals);
     if (this.marked.has(state.spec.symbol))
       this.book.markTicks(state.spec.symbol, state.bid, state.ask, state.priceDecimals);
   }
@@ -1398,4 +1406,19 @@ export class SimulationEngine {
 }
 
 const ZERO = new Dec(0);
-const ticksOf = (ticks: number, decimals: number): Dec => new Dec(ticksToDecimalString(ticks, decimals));
+const NOTHING_FILLED: { fills: readonly FillIntent[] } = { fills: [] };
+
+/** The current quote a `side` order trades at: the ask for a buy, the bid for a sell. */
+const quoteOf = (state: InstrumentState, side: Side): Dec =>
+  side === 'BUY' ? state.quote.ask : state.quote.bid;
+
+/** Whether `quote` already satisfies a buy's or sell's limit (at or through it) or stop (reached). */
+function reaches(
+  quote: Dec,
+  buy: boolean,
+  price: Dec | null | undefined,
+  through: 'limit' | 'stop',
+): boolean {
+  if (!price) return false;
+  return (through === 'limit') === buy ? quote.lte(price) : quote.gte(price);
+}

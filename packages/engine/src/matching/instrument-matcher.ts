@@ -1,4 +1,4 @@
-import { Dec, type TickWindow, ticksToDecimalString } from '@hindsight/core';
+import { type BidAskBarBatch, Dec, type TickWindow, ticksToDecimalString } from '@hindsight/core';
 import {
   type Direction,
   highFirst,
@@ -134,6 +134,45 @@ export class InstrumentMatcher {
 
   get size(): number {
     return this.orders.size;
+  }
+
+  /**
+   * Whether the base bar at `row` can fill or trigger a resting order or move a trailing stop. When it
+   * cannot, `onBar` would report nothing and change nothing, so the engine skips it: a bar that leaves
+   * every resting order untouched (the usual bar for a bracket's legs) costs a few comparisons and
+   * allocates nothing. A limit or stop is reached when the side it tests (ask for buys, bid for sells)
+   * trades through its price somewhere on the path, that is at the path's lowest or highest point.
+   */
+  reachedBy(batch: BidAskBarBatch, row: number): boolean {
+    const decimals = batch.priceDecimals;
+    const b = batch;
+    const bidLow = extreme(Math.min, b.bidOpen, b.bidHigh, b.bidLow, b.bidClose, row);
+    const bidHigh = extreme(Math.max, b.bidOpen, b.bidHigh, b.bidLow, b.bidClose, row);
+    const askLow = extreme(Math.min, b.askOpen, b.askHigh, b.askLow, b.askClose, row);
+    const askHigh = extreme(Math.max, b.askOpen, b.askHigh, b.askLow, b.askClose, row);
+    for (const prepared of this.orders.values()) {
+      if (prepared.barDecimals !== decimals) this.prepare(prepared, decimals);
+      const order = prepared.order;
+      const buy = order.direction === 'BUY';
+      const f = prepared.factor;
+      const limitReached = buy ? askLow * f <= prepared.limit : bidHigh * f >= prepared.limit;
+      const stopReached = buy ? askHigh * f >= prepared.stop : bidLow * f <= prepared.stop;
+      switch (order.kind) {
+        case 'LIMIT':
+          if (limitReached) return true;
+          break;
+        case 'STOP':
+          if (stopReached) return true;
+          break;
+        case 'STOP_LIMIT':
+          if (order.triggered ? limitReached : stopReached) return true;
+          break;
+        default:
+          // A resting market order fills at the open; a trailing stop's best price may move.
+          return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -274,6 +313,20 @@ export class InstrumentMatcher {
 }
 
 const toDecimal = (ticks: number, scale: number): Dec => new Dec(ticksToDecimalString(ticks, scale));
+
+type PriceColumn = BidAskBarBatch['bidOpen'];
+
+/** The lowest (`Math.min`) or highest (`Math.max`) of a bar's four prices of one side (not assuming low <= open, close <= high). */
+function extreme(
+  pick: (...values: number[]) => number,
+  open: PriceColumn,
+  high: PriceColumn,
+  low: PriceColumn,
+  close: PriceColumn,
+  row: number,
+): number {
+  return pick(open[row] as number, high[row] as number, low[row] as number, close[row] as number);
+}
 
 function scalePath(path: PathPoints, factor: number): PathPoints {
   if (factor === 1) return path;

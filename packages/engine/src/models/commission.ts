@@ -9,6 +9,9 @@ export type CommissionSettings = { model: 'zero' } | { model: 'bps_of_notional';
 
 export const ZERO_COMMISSION: CommissionSettings = { model: 'zero' };
 
+/** 1/10000 exactly: the same result as a division by 10000, at the cost of a multiplication. */
+const PER_BPS = new Dec('0.0001');
+
 /** The fee rate parsed once per settings object (it is read on every fill). */
 const rates = new WeakMap<CommissionSettings, Dec>();
 
@@ -19,5 +22,5 @@ export function commissionFor(settings: CommissionSettings, notionalUsd: Dec): D
     rate = new Dec(settings.fee_rate_bps);
     rates.set(settings, rate);
   }
-  return notionalUsd.abs().times(rate).div(10_000);
+  return notionalUsd.abs().times(rate).times(PER_BPS);
 }

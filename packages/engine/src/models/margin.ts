@@ -20,6 +20,14 @@ export const DEFAULT_LEVERAGE: Readonly<Record<AssetClass, string>> = {
   FUTURES: '10',
 };
 
+/** The defaults as decimals, parsed once (every order's margin check reads one). */
+const DEFAULT_LEVERAGE_DEC: Readonly<Record<AssetClass, Dec>> = {
+  STOCK: new Dec(DEFAULT_LEVERAGE.STOCK),
+  FOREX: new Dec(DEFAULT_LEVERAGE.FOREX),
+  CRYPTO: new Dec(DEFAULT_LEVERAGE.CRYPTO),
+  FUTURES: new Dec(DEFAULT_LEVERAGE.FUTURES),
+};
+
 /** The Capabilities `max_leverage`: the largest default. An order may not ask for more. */
 export const MAX_LEVERAGE = '50';
 
@@ -30,7 +38,7 @@ export type MarginState = 'ok' | 'warning' | 'call' | 'stop_out';
 
 /** The leverage an order gets: its own `leverage` when given, capped at the asset-class default. */
 export function effectiveLeverage(assetClass: AssetClass, requested?: Dec | string | null): Dec {
-  const cap = new Dec(DEFAULT_LEVERAGE[assetClass]);
+  const cap = DEFAULT_LEVERAGE_DEC[assetClass];
   if (requested === undefined || requested === null) return cap;
   return Dec.min(new Dec(requested), cap);
 }

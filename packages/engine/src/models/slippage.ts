@@ -38,9 +38,17 @@ function parsedOf(settings: SlippageSettings): { base: Dec; impact: Dec; max: De
   return values;
 }
 
+/**
+ * 1/100000 and 1/10000 exactly: multiplying by them gives the same correctly rounded result as dividing
+ * by 100000 and 10000 (the same exact value), and decimal.js multiplies several times faster than it
+ * divides.
+ */
+const PER_100K = new Dec('0.00001');
+const PER_BPS = new Dec('0.0001');
+
 export function slippageBps(settings: SlippageSettings, notionalUsd: Dec): Dec {
   const { base, impact, max } = parsedOf(settings);
-  const bps = base.plus(notionalUsd.div(100_000).times(impact));
+  const bps = base.plus(notionalUsd.times(PER_100K).times(impact));
   return max.gt(0) && bps.gt(max) ? max : bps;
 }
 
@@ -51,7 +59,7 @@ export function applySlippage(
   notionalUsd: Dec,
 ): SlippedPrice {
   const bps = slippageBps(settings, notionalUsd);
-  const factor = bps.div(10_000);
+  const factor = bps.times(PER_BPS);
   const price =
     direction === 'BUY' ? basePrice.times(factor.plus(1)) : basePrice.times(new Dec(1).minus(factor));
   return { price, bps };

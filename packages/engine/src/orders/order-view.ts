@@ -73,7 +73,7 @@ export function newOrderRecord(request: ParsedOrderRequest, options: NewOrderOpt
     time_in_force: request.time_in_force,
     status,
     quantity: request.quantity,
-    filled_quantity: new Dec(0),
+    filled_quantity: ZERO,
     average_fill_price: null,
     limit_price: request.limit_price ?? null,
     stop_price: request.stop_price ?? null,
@@ -169,18 +169,29 @@ export function withFill(order: OrderRecord, quantity: Dec, price: Dec, at: numb
     );
   }
   const filled = order.filled_quantity.plus(quantity);
-  const value = (order.average_fill_price ?? new Dec(0))
-    .times(order.filled_quantity)
-    .plus(price.times(quantity));
   const status: OrderStatus = filled.eq(order.quantity) ? 'FILLED' : 'PARTIALLY_FILLED';
   assertTransition(order.id, order.status, status);
   const next = copyOrderRecord(order);
   next.status = status;
   next.filled_quantity = filled;
-  next.average_fill_price = value.div(filled);
+  next.average_fill_price = averageAfterFill(order, quantity, price, filled);
   next.updated_at = at;
   return next;
 }
+
+/**
+ * The quantity-weighted mean price after a fill. The first fill's mean is its price: (price x q) / q
+ * is exactly the price whenever the product is exact, that is when the two have at most the 60
+ * significant digits `Dec` keeps between them (otherwise the product rounds, and so may the mean).
+ */
+function averageAfterFill(order: OrderRecord, quantity: Dec, price: Dec, filled: Dec): Dec {
+  if (order.filled_quantity.isZero() && price.sd() + quantity.sd() <= DEC_PRECISION) return price;
+  const value = (order.average_fill_price ?? ZERO).times(order.filled_quantity).plus(price.times(quantity));
+  return value.div(filled);
+}
+
+const ZERO = new Dec(0);
+const DEC_PRECISION = Dec.precision;
 
 const dec = (value: Dec | null): string | null => (value === null ? null : toDecimalString(value));
 

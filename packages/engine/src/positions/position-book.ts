@@ -186,8 +186,12 @@ class Position {
   /** Floats of quantity and cost, for approximations (margin and sampling pre-checks) only. */
   quantityApprox = 0;
   costApprox = 0;
-  /** Average shown once the position is closed (the last one it had). */
-  lastAverage: Dec = ZERO;
+  /**
+   * Cost and quantity before the last reduction: the average shown once the position is closed (the
+   * last one it had), divided only when a closed position's view is read.
+   */
+  lastCost: Dec = ZERO;
+  lastQuantity: Dec = ZERO;
   updatedAt: number;
 
   constructor(
@@ -200,8 +204,10 @@ class Position {
     this.updatedAt = openedAt;
   }
 
-  average(): Dec {
-    return this.quantity.isZero() ? this.lastAverage : new Dec(this.cost).div(this.quantity);
+  /** Remembers the average before a reduction (see `lastCost`). */
+  rememberAverage(): void {
+    this.lastCost = this.cost;
+    this.lastQuantity = this.quantity;
   }
 
   addLot(lot: OpenTradeLot): void {
@@ -253,10 +259,15 @@ function unrealizedInQuote(long: boolean, quantity: Dec, cost: Dec, current: Dec
 }
 
 /**
- * A lot's units and open price as exact decimals, parsed once per lot record (records are immutable:
- * a split makes new ones), since the lots hold them as the trades file's strings.
+ * A lot's units and open price as exact decimals, once per lot record (records are immutable: a split
+ * makes new ones), since the lots hold them as the trades file's strings. The book records the numbers
+ * a lot was made from (`rememberLot`); a lot from elsewhere is parsed.
  */
 const parsedLots = new WeakMap<OpenTradeLot, { units: Dec; price: Dec }>();
+
+function rememberLot(lot: OpenTradeLot, units: Dec, price: Dec): void {
+  parsedLots.set(lot, { units: new Exact(units), price: new Exact(price) });
+}
 
 function lotNumbers(lot: OpenTradeLot): { units: Dec; price: Dec } {
   let numbers = parsedLots.get(lot);
@@ -379,11 +390,12 @@ export class PositionBook {
     };
 
     if (target && closing.length > 0) {
-      target.lastAverage = target.average();
-      for (const [index, part] of closing.entries()) {
-        const closed = this.closeFirst(target, part, fill, shares[index] ?? ZERO, currency);
+      target.rememberAverage();
+      for (let index = 0; index < closing.length; index++) {
+        const part = closing[index] as Dec;
+        const { closed, realizedUsd } = this.closeFirst(target, part, fill, shares[index] ?? ZERO, currency);
         outcome.closedLots.push(closed);
-        outcome.realizedPnlUsd = outcome.realizedPnlUsd.plus(closed.realized_pnl);
+        outcome.realizedPnlUsd = outcome.realizedPnlUsd.plus(realizedUsd);
       }
       target.updatedAt = fill.time;
       if (target.quantity.isZero()) {
@@ -410,6 +422,7 @@ export class PositionBook {
         openedAt: fill.time,
         openedByOrderId: fill.orderId,
       });
+      rememberLot(lot, openUnits, fill.price);
       position.addLot(lot);
       position.updatedAt = fill.time;
       this.allLots.set(lot.id, lot);
@@ -536,19 +549,25 @@ export class PositionBook {
     return formatTradeId(this.lotSequence);
   }
 
-  /** Closes `units` of the position's first lot (all of it, or a split-off part) and returns the closed lot. */
+  /**
+   * Closes `units` of the position's first lot (all of it, or a split-off part) and returns the closed
+   * lot with its realized P&L in USD (the number its `realized_pnl` is written from).
+   */
   private closeFirst(
     position: Position,
     units: Dec,
     fill: BookFill,
     exitCommission: Dec,
     currency: string,
-  ): ClosedTradeLot {
+  ): { closed: ClosedTradeLot; realizedUsd: Dec } {
     const first = position.lots[0];
     if (!first) throw new Error(`position ${position.id} has no lot to close`);
     let toClose: OpenTradeLot = first;
-    if (units.lt(lotNumbers(first).units)) {
+    const { units: firstUnits, price: firstPrice } = lotNumbers(first);
+    if (units.lt(firstUnits)) {
       const { detached, remainder } = splitExactly(first, units, this.nextLotId());
+      rememberLot(detached, units, firstPrice);
+      rememberLot(remainder, new Exact(firstUnits).minus(units), firstPrice);
       position.lots[0] = remainder;
       this.allLots.set(remainder.id, remainder);
       toClose = detached;
@@ -571,9 +590,9 @@ export class PositionBook {
       realizedPnl: realizedUsd,
       closeReason: fill.closeReason ?? 'Normal',
     });
-    position.realizedUsd = position.realizedUsd.plus(closed.realized_pnl);
+    position.realizedUsd = position.realizedUsd.plus(realizedUsd);
     this.allLots.set(closed.id, closed);
-    return closed;
+    return { closed, realizedUsd };
   }
 
   private unrealizedUsd(p: Position): Dec {
@@ -620,6 +639,11 @@ export class PositionBook {
   }
 }
 
+/** cost / quantity in 60 digits (0 for no quantity: a position never reduced has no last average). */
+function averageOf(cost: Dec, quantity: Dec): Dec {
+  return quantity.isZero() ? ZERO : new Dec(cost).div(quantity);
+}
+
 /**
  * A position as it was when taken: the immutable numbers are captured at once (decimal values are
  * never mutated, so keeping references is a copy), and what is derived from them (P&L, the wire view)
@@ -636,7 +660,8 @@ class Snapshot implements PositionSnapshot {
   private readonly exactQuantity: Dec;
   private readonly cost: Dec;
   private readonly realized: Dec;
-  private readonly lastAverage: Dec;
+  private readonly lastCost: Dec;
+  private readonly lastQuantity: Dec;
   private cache: Partial<
     Pick<
       PositionSnapshot,
@@ -659,7 +684,8 @@ class Snapshot implements PositionSnapshot {
     this.exactQuantity = p.quantity;
     this.cost = p.cost;
     this.realized = p.realizedUsd;
-    this.lastAverage = p.lastAverage;
+    this.lastCost = p.lastCost;
+    this.lastQuantity = p.lastQuantity;
   }
 
   get quantity(): Dec {
@@ -669,8 +695,8 @@ class Snapshot implements PositionSnapshot {
 
   get averageEntryPrice(): Dec {
     this.cache.averageEntryPrice ??= this.exactQuantity.isZero()
-      ? this.lastAverage
-      : new Dec(this.cost).div(this.exactQuantity);
+      ? averageOf(this.lastCost, this.lastQuantity)
+      : averageOf(this.cost, this.exactQuantity);
     return this.cache.averageEntryPrice;
   }
 

@@ -122,6 +122,11 @@ export interface RunResultInput {
   allCrypto: boolean;
   /** The sampler's output. */
   timeseries: TimeseriesFile;
+  /**
+   * The timeseries NAVs as decimals (the sampler keeps them), so the metrics need not parse the file's
+   * strings back; they are the same values.
+   */
+  navValues?: readonly Dec[];
   /** Every lot, open and closed, in any order. */
   trades: readonly TradeLot[];
 }
@@ -132,7 +137,7 @@ export function buildResultFiles(input: RunResultInput): ResultFiles & { metrics
   const trades = buildTradesFile(input.trades);
   const metrics = computeMetrics({
     timestamps: timeseries.timestamps,
-    nav: timeseries.nav,
+    nav: input.navValues ?? timeseries.nav,
     trades: trades.trades,
     initialCapital: input.initialCapital,
     startTime: input.startTime,

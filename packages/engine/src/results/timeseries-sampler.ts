@@ -144,6 +144,8 @@ const TIE_TOLERANCE = 1e-9;
 export class TimeseriesSampler {
   readonly gridStepMs: number;
   private readonly out: TimeseriesFile = { timestamps: [], units: [], nav: [], margin_used: [] };
+  /** The written points' NAVs as decimals, index-aligned with `out.nav` (the metrics read them). */
+  private readonly navDecimals: Dec[] = [];
   /** The last offered point, not yet written: whether it is kept depends on the next one. */
   private held: Held;
   /** The points at the NAV peak and at the current drawdown's trough (always kept points). */
@@ -276,13 +278,23 @@ export class TimeseriesSampler {
     this.held = next;
   }
 
-  /** Compares two points' NAVs: by their floats when they clearly differ, exactly otherwise. */
+  /**
+   * Compares two points' NAVs: by their floats when they clearly differ, exactly otherwise. A flat
+   * account offers the same balance object bar after bar: after one exact tie the two points share it,
+   * so the next ties are decided by identity.
+   */
   private compare(a: Held, b: Held): number {
     const difference = a.navApprox - b.navApprox;
     const tolerance = TIE_TOLERANCE * Math.max(1, Math.abs(a.navApprox), Math.abs(b.navApprox));
     if (difference > tolerance) return 1;
     if (difference < -tolerance) return -1;
-    return this.navOf(a).comparedTo(this.navOf(b));
+    const navA = this.navOf(a);
+    const navB = this.navOf(b);
+    if (navA === navB) return 0;
+    const order = navA.comparedTo(navB);
+    // Equal values: either object will do for the later comparisons (decimals are immutable).
+    if (order === 0) b.nav = navA;
+    return order;
   }
 
   private navOf(point: Held): Dec {
@@ -307,8 +319,14 @@ export class TimeseriesSampler {
     return this.out;
   }
 
+  /** The NAVs of the points written so far as decimals, index-aligned with the file's `nav`. */
+  navValues(): readonly Dec[] {
+    return this.navDecimals;
+  }
+
   private write(point: Held): void {
     const values = this.valuesOfPoint(point);
+    this.navDecimals.push(values.nav);
     this.out.timestamps.push(point.time);
     this.out.units.push(values.units);
     this.out.nav.push(values.navText);
