@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
 import {
   createExecutor,
+  DockerExecutor,
   ExecutorError,
   ImageRunError,
   LocalExecutor,
@@ -25,9 +30,13 @@ import { storageBackends, tempDir } from './support/storage-backends.ts';
 import { withTestPlatform } from './support/test-platform.ts';
 
 /**
- * The `local` executor against a real platform: images pushed to its registry, pulled over HTTP with a
- * pull token, unpacked into a cache and run under bubblewrap (the host's python3 and node for `/app`
- * images, busybox for a full-rootfs image), and without it in trusted-code mode.
+ * The executors against a real platform (one for the file): images pushed to its registry and fetched
+ * with a pull token.
+ * - `local`: pulled over HTTP, unpacked into a cache and run under bubblewrap (the host's python3 and
+ *   node for `/app` images, busybox for a full-rootfs image), and without it in trusted-code mode.
+ * - `docker`: the real daemon pulls busybox images from the registry by digest; the container reaches
+ *   the test's gateway on its private network and nothing else. Docker must be running (`.ci/run`
+ *   installs docker.io and starts dockerd): these tests fail, never skip, without it.
  */
 const t = withTestPlatform(storageBackends()[0] as ReturnType<typeof storageBackends>[number]);
 
@@ -222,7 +231,7 @@ describe('local executor', () => {
     const exit = await stubborn.strategy.stop(500);
     const took = Date.now() - began;
     assert.ok(took >= 450 && took < 2000, `SIGKILL after the 500 ms grace (${took} ms)`);
-    assert.notDeepEqual(exit, { code: 0, signal: null });
+    assert.ok(exit.signal === 'SIGKILL' || exit.code === 137, `killed: ${JSON.stringify(exit)}`);
     assert.deepEqual(await stubborn.strategy.exited, exit);
     await stubborn.run.release();
   });
@@ -230,7 +239,7 @@ describe('local executor', () => {
   it('rejects a cancelled prepare promptly', async () => {
     // A registry that accepts connections and never answers.
     const silent = createServer(() => {});
-    await listen(silent);
+    await listen(silent, '127.0.0.1');
     const image = await strategyImage(t.get(), python.versionId, python.image.digest);
     image.registryUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     const controller = new AbortController();
@@ -289,6 +298,227 @@ describe('local executor', () => {
   });
 });
 
+const run = promisify(execFile);
+
+const APPLETS = ['sh', 'cat', 'echo', 'sleep', 'nc', 'id', 'grep', 'printf'];
+
+/** Asks `host:port` for `/` from inside the container; prints `<label>=<first body word or "refused">`. */
+const probe = (label: string, host: string, port: string) =>
+  `if r=$(printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 ${host} ${port} 2>/dev/null) && [ -n "$r" ]; then echo "${label}=$(echo "$r" | grep -o 'ok-[a-z]*')"; else echo "${label}=refused"; fi`;
+
+/** A non-loopback IPv4 address of this host outside Docker's bridges (the machine's own address). */
+function hostAddress(): string | undefined {
+  for (const [name, addresses] of Object.entries(networkInterfaces())) {
+    if (name.startsWith('docker') || name.startsWith('br-') || name.startsWith('hs')) continue;
+    const found = addresses?.find((a) => a.family === 'IPv4' && !a.internal);
+    if (found) return found.address;
+  }
+  return undefined;
+}
+
+function answering(body: string): Server {
+  return createServer((_request, response) => response.end(body));
+}
+
+const listen = (server: Server, host: string) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+  });
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const listen = (server: Server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+describe('docker executor', () => {
+  let key: string;
+  let executor: DockerExecutor;
+  let docker: Docker;
+  let network: PushedVersion;
+  const servers: Server[] = [];
+
+  before(async () => {
+    docker = new Docker({ socketPath: '/var/run/docker.sock' });
+    try {
+      await docker.ping();
+    } catch (error) {
+      throw new Error(
+        `Docker is not reachable at /var/run/docker.sock (${(error as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
+      );
+    }
+    executor = createExecutor('docker', { cacheDir: '/nonexistent', docker: { docker } }) as DockerExecutor;
+    key = (await t.get().account('docker')).key;
+    network = await pushVersion(t.get(), key, {
+      layers: [busyboxLayer(APPLETS)],
+      config: {
+        Entrypoint: ['/bin/sh', '-c'],
+        Cmd: [
+          [
+            'echo "env=$A,$B,$C"',
+            probe('gateway', '$GW_HOST', '$GW_PORT'),
+            probe('other-port', '$GW_HOST', '$OTHER_PORT'),
+            probe('host-address', '$HOST_IP', '$OTHER_PORT'),
+            probe('loopback', '127.0.0.1', '$OTHER_PORT'),
+            'echo to-stderr >&2',
+            'exit 7',
+          ].join('; '),
+        ],
+        Env: [DEFAULT_ENV, 'A=image', 'B=image'],
+      },
+    });
+  });
+  after(async () => {
+    await executor?.close();
+    for (const server of servers) server.close();
+    // The images this run pulled (the daemon keeps pulled images as its cache).
+    const prefix = `${new URL(t.get().platform.url).host}/v/`;
+    for (const image of (await docker?.listImages()) ?? []) {
+      const names = [...(image.RepoTags ?? []), ...(image.RepoDigests ?? [])];
+      if (names.some((name) => name.startsWith(prefix))) {
+        await docker
+          .getImage(image.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+      }
+    }
+  });
+
+  it('runs the image pulled from the registry by digest, reaching its gateway and nothing else of the host', async () => {
+    const prepared = await executor.prepare({ scenarioId: 'docker-network', image: network.image });
+    assert.equal(prepared.gatewayBindHost, prepared.gatewayAdvertisedHost);
+    assert.match(prepared.gatewayBindHost, /^\d+\.\d+\.\d+\.1$/);
+    assert.deepEqual(prepared.imageEnv, { PATH: DEFAULT_ENV.slice(5), A: 'image', B: 'image' });
+    // The scenario's gateway on the network's gateway address, and a host service on every address.
+    const gateway = answering('ok-gateway');
+    const hostService = answering('ok-host');
+    servers.push(gateway, hostService);
+    const gatewayPort = await listen(gateway, prepared.gatewayBindHost);
+    const otherPort = await listen(hostService, '0.0.0.0');
+    const stdout = textSink();
+    const stderr = textSink();
+    const host = prepared.gatewayAdvertisedHost;
+    const strategy = await prepared.start({
+      env: {
+        B: 'run',
+        C: 'run',
+        TRADING_GATEWAY_URL: `http://${host}:${gatewayPort}`,
+        GW_HOST: host,
+        GW_PORT: String(gatewayPort),
+        OTHER_PORT: String(otherPort),
+        HOST_IP: hostAddress() ?? '192.0.2.1',
+      },
+      stdout: stdout.write,
+      stderr: stderr.write,
+    });
+    const exit = await strategy.exited;
+    await prepared.release();
+    assert.deepEqual(exit, { code: 7, signal: null });
+    assert.equal(
+      stdout.text(),
+      'env=image,run,run\ngateway=ok-gateway\nother-port=refused\nhost-address=refused\nloopback=refused\n',
+    );
+    assert.equal(stderr.text(), 'to-stderr\n');
+  });
+
+  it('stops a container with SIGTERM then SIGKILL after the grace, and release removes container, network and rules', async () => {
+    const startUp = async (script: string) => {
+      const v = await pushVersion(t.get(), key, {
+        layers: [busyboxLayer(APPLETS)],
+        config: { Entrypoint: ['/bin/sh', '-c', script], Env: [DEFAULT_ENV] },
+      });
+      const prepared = await executor.prepare({ scenarioId: 'docker-stop', image: v.image });
+      const stdout = textSink();
+      const strategy = await prepared.start({
+        env: {},
+        gatewayPort: 9,
+        stdout: stdout.write,
+        stderr: () => {},
+      });
+      for (let i = 0; i < 200 && !stdout.text().includes('up'); i += 1) await sleep(25);
+      assert.match(stdout.text(), /up/);
+      return { prepared, strategy, stdout };
+    };
+    const polite = await startUp("trap 'echo bye; exit 0' TERM; echo up; while true; do sleep 0.1; done");
+    let began = Date.now();
+    assert.deepEqual(await polite.strategy.stop(5000), { code: 0, signal: null });
+    assert.ok(Date.now() - began < 2000, `SIGTERM reached the strategy (${Date.now() - began} ms)`);
+    assert.match(polite.stdout.text(), /bye/);
+
+    const stubborn = await startUp("trap '' TERM; echo up; while true; do sleep 0.1; done");
+    began = Date.now();
+    const exit = await stubborn.strategy.stop(500);
+    const took = Date.now() - began;
+    assert.ok(took >= 450 && took < 2500, `killed after the 500 ms grace (${took} ms)`);
+    assert.equal(exit.code, 137);
+
+    for (const { prepared } of [polite, stubborn]) {
+      const { networkName } = prepared as PreparedRun & { networkName: string };
+      await prepared.release();
+      await prepared.release();
+      await assert.rejects(docker.getContainer(`${networkName}-strategy`).inspect(), { statusCode: 404 });
+      await assert.rejects(docker.getNetwork(networkName).inspect(), { statusCode: 404 });
+    }
+    const rules = (await run('iptables', ['-w', '5', '-S', 'INPUT'])).stdout;
+    assert.doesNotMatch(rules, new RegExp(`hindsight:${executor.instanceId}`));
+  });
+
+  it('refuses an image without a command, reports a missing one as exit 127, and refuses an unreachable registry, a missing daemon and a cancelled pull', async () => {
+    const v = await pushVersion(t.get(), key, {
+      layers: [busyboxLayer(APPLETS)],
+      config: { Env: [DEFAULT_ENV] },
+    });
+    await assert.rejects(executor.prepare({ scenarioId: 'docker-nocmd', image: v.image }), ImageRunError);
+    const left = await docker.listNetworks({
+      filters: { label: [`org.hindsight.executor=${executor.instanceId}`] },
+    });
+    assert.deepEqual(left, [], 'no network is left behind');
+
+    const missing = await pushVersion(t.get(), key, {
+      layers: [busyboxLayer(APPLETS)],
+      config: { Cmd: ['/bin/no-such-program'], Env: [DEFAULT_ENV] },
+    });
+    // docker-init (PID 1) reports a command it cannot run as exit 127, the way a shell does.
+    const prepared = await executor.prepare({ scenarioId: 'docker-missing', image: missing.image });
+    const stderr = textSink();
+    const strategy = await prepared.start({
+      env: {},
+      gatewayPort: 9,
+      stdout: () => {},
+      stderr: stderr.write,
+    });
+    assert.equal((await strategy.exited).code, 127);
+    assert.match(stderr.text(), /no-such-program/);
+    await prepared.release();
+
+    const unreachable = { ...network.image, registryUrl: 'http://127.0.0.1:1' };
+    await assert.rejects(
+      executor.prepare({ scenarioId: 'docker-unreachable', image: unreachable }),
+      ExecutorError,
+    );
+    const noDaemon = new DockerExecutor({ socketPath: '/nonexistent/docker.sock' });
+    await assert.rejects(
+      noDaemon.prepare({ scenarioId: 'docker-down', image: network.image }),
+      (error: Error) => {
+        assert.ok(error instanceof ExecutorError, String(error));
+        assert.match(error.message, /Docker daemon is not reachable/);
+        return true;
+      },
+    );
+
+    // A registry that accepts connections and never answers: the pull hangs until the cancel.
+    const silent = createServer(() => {});
+    servers.push(silent);
+    const port = await listen(silent, '127.0.0.1');
+    const controller = new AbortController();
+    const hanging = { ...network.image, registryUrl: `http://127.0.0.1:${port}` };
+    const pending = executor.prepare({
+      scenarioId: 'docker-cancel',
+      image: hanging,
+      signal: controller.signal,
+    });
+    await sleep(500);
+    const began = Date.now();
+    controller.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+    assert.ok(Date.now() - began < 500);
+    silent.closeAllConnections();
+  });
+});
