@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
@@ -17,6 +18,7 @@ import {
   type PreparedRun,
   type StrategyExit,
 } from '../src/executors/index.ts';
+import { LayerUnpacker } from '../src/executors/layer-unpack.ts';
 import {
   appLayer,
   busyboxLayer,
@@ -24,6 +26,7 @@ import {
   type PushedVersion,
   pushVersion,
   strategyImage,
+  tarOf,
   textSink,
 } from './support/executor-images.ts';
 import { storageBackends, tempDir } from './support/storage-backends.ts';
@@ -69,6 +72,34 @@ print("root-visible=%s work-visible=%s" % (os.path.exists("/root"), os.path.exis
 print("to stderr", file=sys.stderr)
 sys.exit(3)
 `;
+
+describe('image layers', () => {
+  it('stay inside the root: links in the way are followed inside it, and `..` stops at it', async () => {
+    const outside = tempDir('outside');
+    const root = tempDir('rootfs');
+    const unpacker = new LayerUnpacker(root);
+    const apply = async (entries: Parameters<typeof tarOf>[0]) =>
+      unpacker.apply(Readable.from([await tarOf(entries)]), 'application/vnd.oci.image.layer.v1.tar');
+    await apply([
+      { path: 'escape', link: outside },
+      { path: 'relative', link: `../../../../..${outside}` },
+    ]);
+    await apply([
+      { path: 'escape/through-absolute', content: 'a' },
+      { path: 'relative/through-relative', content: 'b' },
+      { path: '../../../climbing', content: 'c' },
+      // A folder replaced by a link in the same layer: its mode is not applied through the link.
+      { path: 'dir/', dir: true },
+      { path: 'dir', link: outside },
+    ]);
+    assert.deepEqual(readdirSync(outside), [], 'nothing was written outside the root');
+    assert.equal(readFileSync(join(root, outside, 'through-absolute'), 'utf8'), 'a');
+    assert.equal(readFileSync(join(root, outside, 'through-relative'), 'utf8'), 'b');
+    assert.equal(readFileSync(join(root, 'climbing'), 'utf8'), 'c');
+    assert.equal(readlinkSync(join(root, 'dir')), outside);
+    assert.equal(lstatSync(outside).mode & 0o777, 0o700);
+  });
+});
 
 describe('local executor', () => {
   let key: string;

@@ -144,7 +144,10 @@ export class LayerUnpacker {
       await this.entry(entry.header, entry as AsyncIterable<Buffer>, writes);
       entry.resume();
     }
-    for (const [path, mode] of writes.folderModes) await chmod(path, mode);
+    for (const [path, mode] of writes.folderModes) {
+      // A later entry of the layer may have replaced the folder (with a symbolic link, which chmod would follow).
+      if ((await lstat(path).catch(() => undefined))?.isDirectory()) await chmod(path, mode);
+    }
   }
 
   private async own(path: string): Promise<void> {

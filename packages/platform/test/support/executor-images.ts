@@ -34,7 +34,8 @@ export const DEFAULT_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/b
 
 const sha256 = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
-async function tarOf(entries: LayerEntry[]): Promise<Buffer> {
+/** An uncompressed tar of `entries`. */
+export async function tarOf(entries: LayerEntry[]): Promise<Buffer> {
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   const collected = new Promise<void>((resolve, reject) => {
