@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Dec } from '@hindsight/core';
+import fc from 'fast-check';
 import {
   closeLot,
   computeMetrics,
@@ -386,5 +388,46 @@ describe('metric object shape (decisions 16, 17)', () => {
     assert.throws(() => computeMetrics(base({ nav: ['100'] })), RangeError);
     assert.throws(() => computeMetrics(base({ timestamps: [3, 2, 1] })), RangeError);
     assert.throws(() => computeMetrics(base({ timestamps: [], nav: [] })), RangeError);
+  });
+});
+
+describe('drawdown on floats with exact ties (the same result as the exact scan)', () => {
+  /** The definition, every point in exact decimals. */
+  function exactDrawdown(nav: readonly string[]): string {
+    let peak = new Dec(nav[0] as string);
+    let trough = peak;
+    let inDrawdown = false;
+    let max = new Dec(0);
+    for (const text of nav.slice(1)) {
+      const v = new Dec(text);
+      if (v.gte(peak)) {
+        inDrawdown = false;
+        peak = v;
+      } else if (!inDrawdown || v.lt(trough)) {
+        inDrawdown = true;
+        trough = v;
+        const dd = peak.minus(v).div(peak);
+        if (dd.gt(max)) max = dd;
+      }
+    }
+    return max.toString();
+  }
+
+  it('matches on series whose values differ only past the 17th significant digit', () => {
+    // Values around 100000 that differ in the 30th digit: their floats tie, the decimals do not.
+    const value = fc
+      .tuple(
+        fc.integer({ min: -3, max: 3 }),
+        fc.integer({ min: -3, max: 3 }),
+        fc.integer({ min: -3, max: 3 }),
+      )
+      .map(([a, b, c]) => `${100000 + a}.${String(500000 + b).padStart(6, '0')}00000000000000000${5 + c}`);
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 40 }), (nav) => {
+        const times = nav.map((_, i) => i * HOUR);
+        assert.equal(drawdownStats(times, nav).maxDrawdown.toString(), exactDrawdown(nav));
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 100) },
+    );
   });
 });

@@ -50,6 +50,7 @@ import {
   type CloseReason,
   closeLot,
   formatTradeId,
+  lotDecimals,
   type OpenTradeLot,
   openLot,
   splitLot,
@@ -212,7 +213,7 @@ class Position {
 
   addLot(lot: OpenTradeLot): void {
     this.lots.push(lot);
-    const { units, price } = lotNumbers(lot);
+    const { units, openPrice: price } = lotDecimals(lot);
     this.quantity = this.quantity.plus(units);
     this.cost = this.cost.plus(units.times(price));
     this.refreshApprox();
@@ -256,26 +257,6 @@ interface CapturedPosition {
 function unrealizedInQuote(long: boolean, quantity: Dec, cost: Dec, current: Dec): Dec {
   const value = new Exact(current).times(quantity);
   return long ? value.minus(cost) : new Exact(cost).minus(value);
-}
-
-/**
- * A lot's units and open price as exact decimals, once per lot record (records are immutable: a split
- * makes new ones), since the lots hold them as the trades file's strings. The book records the numbers
- * a lot was made from (`rememberLot`); a lot from elsewhere is parsed.
- */
-const parsedLots = new WeakMap<OpenTradeLot, { units: Dec; price: Dec }>();
-
-function rememberLot(lot: OpenTradeLot, units: Dec, price: Dec): void {
-  parsedLots.set(lot, { units: new Exact(units), price: new Exact(price) });
-}
-
-function lotNumbers(lot: OpenTradeLot): { units: Dec; price: Dec } {
-  let numbers = parsedLots.get(lot);
-  if (!numbers) {
-    numbers = { units: new Exact(lot.units), price: new Exact(lot.open_price) };
-    parsedLots.set(lot, numbers);
-  }
-  return numbers;
 }
 
 export class PositionBook {
@@ -366,7 +347,7 @@ export class PositionBook {
             `fill of order ${fill.orderId} is before lot ${lot.id} opened`,
           );
         }
-        const lotUnits = lotNumbers(lot).units;
+        const lotUnits = lotDecimals(lot).units;
         const take = left.lt(lotUnits) ? left : lotUnits;
         closing.push(take);
         left = left.minus(take);
@@ -422,7 +403,6 @@ export class PositionBook {
         openedAt: fill.time,
         openedByOrderId: fill.orderId,
       });
-      rememberLot(lot, openUnits, fill.price);
       position.addLot(lot);
       position.updatedAt = fill.time;
       this.allLots.set(lot.id, lot);
@@ -563,18 +543,15 @@ export class PositionBook {
     const first = position.lots[0];
     if (!first) throw new Error(`position ${position.id} has no lot to close`);
     let toClose: OpenTradeLot = first;
-    const { units: firstUnits, price: firstPrice } = lotNumbers(first);
-    if (units.lt(firstUnits)) {
+    if (units.lt(lotDecimals(first).units)) {
       const { detached, remainder } = splitExactly(first, units, this.nextLotId());
-      rememberLot(detached, units, firstPrice);
-      rememberLot(remainder, new Exact(firstUnits).minus(units), firstPrice);
       position.lots[0] = remainder;
       this.allLots.set(remainder.id, remainder);
       toClose = detached;
     } else {
       position.lots.shift();
     }
-    const open = lotNumbers(toClose).price;
+    const open = lotDecimals(toClose).openPrice;
     position.takeFromFirst(units, open);
     const close = new Exact(fill.price);
     const perUnit = position.side === 'LONG' ? close.minus(open) : open.minus(close);

@@ -10,10 +10,16 @@
  *
  * The NAV inputs are the timeseries file's arrays. The sampler keeps every point these metrics
  * depend on, so the metrics computed from the sampled file equal those of the full series.
+ *
+ * Speed: the scans over the NAV series and the lots decide on floats and compute exactly only where
+ * the result could change (`NavSeries`: exact on near ties; a drawdown is divided out only when it
+ * may be the largest); the lots' money comes as the decimals the records were written from
+ * (`lotDecimals`), not parsed back from their strings. The results are those of the exact scans.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
+import { NavSeries } from './nav-series.ts';
 import { DAY_MS } from './timeseries-sampler.ts';
-import type { DecimalInput, TradeLot } from './trade-lot.ts';
+import { type DecimalInput, lotDecimals, type TradeLot } from './trade-lot.ts';
 
 export type MetricReason =
   | 'insufficient_data_points'
@@ -64,6 +70,8 @@ export interface MetricsInput {
   timestamps: readonly number[];
   /** Timeseries file NAV, index-aligned with `timestamps`. */
   nav: readonly DecimalInput[];
+  /** The same NAVs as decimals, when the caller has them (the sampler does): spares parsing `nav`. */
+  navValues?: readonly Dec[];
   /** Every lot, open and closed. */
   trades: readonly TradeLot[];
   initialCapital: DecimalInput;
@@ -79,7 +87,7 @@ function toNum(value: Dec): number {
   return n === 0 ? 0 : n;
 }
 
-function checkSeries(timestamps: readonly number[], nav: readonly DecimalInput[]): void {
+function checkSeries(timestamps: readonly number[], nav: { length: number }): void {
   if (timestamps.length === 0) throw new RangeError('the timeseries needs at least the run-start sample');
   if (timestamps.length !== nav.length) throw new RangeError('timestamps and nav must be index-aligned');
   for (let i = 0; i < timestamps.length; i++) {
@@ -102,32 +110,64 @@ export interface DrawdownStats {
  * the first sample (decision 8: initialCapital). A drawdown starts at the last sample at the peak and
  * ends at the first sample at or above it again, or at the last sample if NAV never recovers.
  */
-export function drawdownStats(timestamps: readonly number[], nav: readonly DecimalInput[]): DrawdownStats {
-  checkSeries(timestamps, nav);
-  let peak = new Dec(nav[0] as DecimalInput);
+export function drawdownStats(
+  timestamps: readonly number[],
+  nav: readonly DecimalInput[] | NavSeries,
+): DrawdownStats {
+  const series = nav instanceof NavSeries ? nav : new NavSeries(nav);
+  checkSeries(timestamps, series);
+  let peak = 0;
+  let peakPositive = series.float(0) > 0 || series.at(0).gt(0);
   let peakTime = timestamps[0] as number;
-  let trough = peak;
+  let trough = 0;
   let inDrawdown = false;
   let maxDrawdown = new Dec(0);
+  let maxApprox = 0;
   let maxDurationMs = 0;
-  for (let i = 1; i < nav.length; i++) {
-    const v = new Dec(nav[i] as DecimalInput);
+  // Below a positive peak the drawdown (peak - v) / peak grows as v falls, so a drawdown's largest is
+  // at its lowest trough: it is divided out once, when the drawdown ends (or the series does).
+  let troughPending = false;
+  const measure = (at: number) => {
+    if (clearlySmaller(series.float(peak), series.float(at), maxApprox)) return;
+    const top = series.at(peak);
+    const dd = top.minus(series.at(at)).div(top);
+    if (dd.gt(maxDrawdown)) {
+      maxDrawdown = dd;
+      maxApprox = dd.toNumber();
+    }
+  };
+  for (let i = 1; i < series.length; i++) {
     const t = timestamps[i] as number;
-    if (v.gte(peak)) {
+    if (series.compare(i, peak) >= 0) {
       if (inDrawdown) maxDurationMs = Math.max(maxDurationMs, t - peakTime);
+      if (troughPending) measure(trough);
+      troughPending = false;
       inDrawdown = false;
-      peak = v;
+      peakPositive = series.float(i) > 0 || series.at(i).gt(0);
+      peak = i;
       peakTime = t;
-    } else if (!inDrawdown || v.lt(trough)) {
+    } else if (!inDrawdown || series.compare(i, trough) < 0) {
       inDrawdown = true;
-      trough = v;
-      const dd = peak.minus(v).div(peak);
-      if (dd.gt(maxDrawdown)) maxDrawdown = dd;
+      trough = i;
+      if (peakPositive) troughPending = true;
+      else measure(i);
     }
   }
+  if (troughPending) measure(trough);
   if (inDrawdown)
     maxDurationMs = Math.max(maxDurationMs, (timestamps[timestamps.length - 1] as number) - peakTime);
   return { maxDrawdown, maxDurationMs };
+}
+
+/**
+ * Whether the drawdown from `peak` to `value` (floats of the exact NAVs) is certainly below the largest
+ * so far (`max`, the float of an exact drawdown): then it need not be divided out exactly. The margin,
+ * 1e-9 of the ratio's size, is far above the floats' error and far below a difference that matters.
+ */
+function clearlySmaller(peak: number, value: number, max: number): boolean {
+  if (!(peak > 0) || !Number.isFinite(value)) return false;
+  const ratio = value / peak;
+  return 1 - ratio < max - 1e-9 * Math.max(1, Math.abs(ratio));
 }
 
 export interface DailyCloses {
@@ -138,8 +178,12 @@ export interface DailyCloses {
 }
 
 /** Decision 10: NAV resampled to UTC daily closes; days without a sample repeat the previous close. */
-export function dailyCloses(timestamps: readonly number[], nav: readonly DecimalInput[]): DailyCloses {
-  checkSeries(timestamps, nav);
+export function dailyCloses(
+  timestamps: readonly number[],
+  nav: readonly DecimalInput[] | NavSeries,
+): DailyCloses {
+  const series = nav instanceof NavSeries ? nav : new NavSeries(nav);
+  checkSeries(timestamps, series);
   const first = Math.ceil((timestamps[0] as number) / DAY_MS) * DAY_MS;
   const last = Math.ceil((timestamps[timestamps.length - 1] as number) / DAY_MS) * DAY_MS;
   const times: number[] = [];
@@ -148,7 +192,7 @@ export function dailyCloses(timestamps: readonly number[], nav: readonly Decimal
   for (let midnight = first; midnight <= last; midnight += DAY_MS) {
     while (j + 1 < timestamps.length && (timestamps[j + 1] as number) <= midnight) j++;
     times.push(midnight);
-    closes.push(new Dec(nav[j] as DecimalInput));
+    closes.push(series.at(j));
   }
   return { times, closes };
 }
@@ -230,22 +274,25 @@ export function computeMetrics(input: MetricsInput): Metrics {
   // Decision 8: initial NAV is initialCapital; the final NAV is the last sample.
   const initial = new Dec(input.initialCapital);
   if (initial.lte(0)) throw new RangeError('initialCapital must be positive');
-  const finalNav = new Dec(nav[nav.length - 1] as DecimalInput);
+  const series = new NavSeries(nav, input.navValues);
+  const finalNav = series.at(series.length - 1);
   const netPnl = finalNav.minus(initial);
   const totalReturn = netPnl.div(initial).times(100);
 
   // Commissions: every lot, entry fees of open lots included.
   let totalCommission = new Dec(0);
   for (const lot of trades) {
-    if (lot.entry_commission !== undefined) totalCommission = totalCommission.plus(lot.entry_commission);
+    if (lot.entry_commission === undefined && lot.exit_commission === undefined) continue;
+    const figures = lotDecimals(lot);
+    if (lot.entry_commission !== undefined) totalCommission = totalCommission.plus(figures.entryCommission);
     if (lot.state === 'Closed' && lot.exit_commission !== undefined) {
-      totalCommission = totalCommission.plus(lot.exit_commission);
+      totalCommission = totalCommission.plus(figures.exitCommission);
     }
   }
 
-  const { maxDrawdown, maxDurationMs } = drawdownStats(timestamps, nav);
+  const { maxDrawdown, maxDurationMs } = drawdownStats(timestamps, series);
   const tradingDaysPerYear = input.allCrypto ? 365 : 252;
-  const ratios = riskRatios(dailyReturns(dailyCloses(timestamps, nav).closes), tradingDaysPerYear);
+  const ratios = riskRatios(dailyReturns(dailyCloses(timestamps, series).closes), tradingDaysPerYear);
 
   // Decision 14: ((1 + totalReturn/100)^(365 / durationDays) - 1) x 100, durationDays fractional.
   // finalNav / initial is 1 + totalReturn/100 exactly. A final NAV at or below zero is a total loss:
@@ -269,9 +316,11 @@ export function computeMetrics(input: MetricsInput): Metrics {
   let sumLoss = new Dec(0); // absolute
   let largestWin = new Dec(0);
   let largestLoss = new Dec(0); // absolute
-  let durationMs = new Dec(0);
+  // Milliseconds add up exactly as floats while the sum is a safe integer; beyond, in Dec.
+  let durationMs = 0;
+  let durationOverflow = new Dec(0);
   for (const lot of closed) {
-    const pnl = new Dec(lot.realized_pnl);
+    const pnl = lotDecimals(lot).realizedPnl;
     if (pnl.gt(0)) {
       winners++;
       sumWin = sumWin.plus(pnl);
@@ -282,8 +331,14 @@ export function computeMetrics(input: MetricsInput): Metrics {
       sumLoss = sumLoss.plus(loss);
       if (loss.gt(largestLoss)) largestLoss = loss;
     }
-    durationMs = durationMs.plus(lot.closed_at - lot.opened_at);
+    const lotMs = lot.closed_at - lot.opened_at;
+    if (!Number.isSafeInteger(durationMs + lotMs)) {
+      durationOverflow = durationOverflow.plus(durationMs);
+      durationMs = 0;
+    }
+    durationMs += lotMs;
   }
+  const totalDurationMs = durationOverflow.plus(durationMs);
 
   const metrics: Metrics = {
     totalReturn: toNum(totalReturn),
@@ -334,7 +389,7 @@ export function computeMetrics(input: MetricsInput): Metrics {
   setOptional(
     metrics,
     'avgTradeDurationSeconds',
-    count === 0 ? noClosed : { value: toNum(durationMs.div(count).div(1000)) },
+    count === 0 ? noClosed : { value: toNum(totalDurationMs.div(count).div(1000)) },
   );
   return orderMetrics(metrics);
 }

@@ -8,7 +8,7 @@
  */
 
 import { Dec, toDecimalString } from '@hindsight/core';
-import { exact } from '../account/exact.ts';
+import { Exact, exact } from '../account/exact.ts';
 
 export type TradeState = 'Open' | 'Closed';
 export type TradeDirection = 'Long' | 'Short';
@@ -108,6 +108,47 @@ export interface CloseLotInput {
 
 const canonical = (value: DecimalInput): string => toDecimalString(value);
 
+/**
+ * A lot's amounts as exact decimals (`Exact` instances, so products of them do not round). Zero for a
+ * field the record omits.
+ */
+export interface LotDecimals {
+  units: Dec;
+  openPrice: Dec;
+  entryCommission: Dec;
+  exitCommission: Dec;
+  realizedPnl: Dec;
+}
+
+/**
+ * The decimals each record was written from, kept beside it: the books and the metrics read them
+ * instead of parsing the record's strings back (records are immutable, so these never go stale). A
+ * record made elsewhere (a test, a file read back) is parsed once, on first read.
+ */
+const decimalsOfLots = new WeakMap<TradeLot, LotDecimals>();
+
+const EXACT_ZERO = new Exact(0);
+
+/** The record's amounts as exact decimals, the same values as its strings. */
+export function lotDecimals(lot: TradeLot): LotDecimals {
+  let figures = decimalsOfLots.get(lot);
+  if (!figures) {
+    figures = {
+      units: new Exact(lot.units),
+      openPrice: new Exact(lot.open_price),
+      entryCommission: new Exact(lot.entry_commission ?? 0),
+      exitCommission: new Exact(lot.exit_commission ?? 0),
+      realizedPnl: new Exact(lot.realized_pnl ?? 0),
+    };
+    decimalsOfLots.set(lot, figures);
+  }
+  return figures;
+}
+
+function remember(lot: TradeLot, figures: LotDecimals): void {
+  decimalsOfLots.set(lot, figures);
+}
+
 function assertTime(name: string, value: number): void {
   if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer epoch ms`);
 }
@@ -133,9 +174,15 @@ export function openLot(input: OpenLotInput): OpenTradeLot {
   };
   if (input.baseOpenPrice !== undefined) lot.base_open_price = canonical(input.baseOpenPrice);
   if (input.openSlippageBps !== undefined) lot.open_slippage_bps = canonical(input.openSlippageBps);
-  if (input.entryCommission !== undefined && !new Dec(input.entryCommission).isZero()) {
-    lot.entry_commission = canonical(input.entryCommission);
-  }
+  const entryCommission = input.entryCommission === undefined ? EXACT_ZERO : new Exact(input.entryCommission);
+  if (!entryCommission.isZero()) lot.entry_commission = canonical(entryCommission);
+  remember(lot, {
+    units: new Exact(units),
+    openPrice: new Exact(input.openPrice),
+    entryCommission,
+    exitCommission: EXACT_ZERO,
+    realizedPnl: EXACT_ZERO,
+  });
   return lot;
 }
 
@@ -166,9 +213,16 @@ export function closeLot(lot: OpenTradeLot, input: CloseLotInput): ClosedTradeLo
   closed.close_reason = input.closeReason;
   if (input.baseClosePrice !== undefined) closed.base_close_price = canonical(input.baseClosePrice);
   if (input.closeSlippageBps !== undefined) closed.close_slippage_bps = canonical(input.closeSlippageBps);
-  if (input.exitCommission !== undefined && !new Dec(input.exitCommission).isZero()) {
-    closed.exit_commission = canonical(input.exitCommission);
-  }
+  const exitCommission = input.exitCommission === undefined ? EXACT_ZERO : new Exact(input.exitCommission);
+  if (!exitCommission.isZero()) closed.exit_commission = canonical(exitCommission);
+  const open = lotDecimals(lot);
+  remember(closed, {
+    units: open.units,
+    openPrice: open.openPrice,
+    entryCommission: open.entryCommission,
+    exitCommission,
+    realizedPnl: new Exact(input.realizedPnl),
+  });
   return closed;
 }
 
@@ -184,27 +238,38 @@ export function splitLot(
   detachedId: string,
 ): { detached: OpenTradeLot; remainder: OpenTradeLot } {
   if (lot.state !== 'Open') throw new RangeError(`trade ${lot.id} is not open`);
-  const total = new Dec(lot.units);
+  const figures = lotDecimals(lot);
+  const total = figures.units;
   const part = new Dec(units);
   assertPositiveUnits(part);
   if (part.gte(total)) throw new RangeError(`split of trade ${lot.id} must leave a positive remainder`);
   const { entry_commission: entry, ...rest } = lot;
+  const left = exact(total).minus(part);
   const detached: OpenTradeLot = { ...rest, id: detachedId, units: toDecimalString(part) };
-  const remainder: OpenTradeLot = { ...rest, units: toDecimalString(exact(total).minus(part)) };
+  const remainder: OpenTradeLot = { ...rest, units: toDecimalString(left) };
+  const { openPrice } = figures;
+  let detachedShare: Dec = EXACT_ZERO;
+  let remainderShare: Dec = EXACT_ZERO;
   if (entry !== undefined) {
-    const entryTotal = new Dec(entry);
+    const entryTotal = new Dec(figures.entryCommission);
     const share = entryTotal.times(part).div(total);
     if (!share.isZero()) detached.entry_commission = toDecimalString(share);
     // The two shares must add up to the lot's commission exactly, so the remainder is not rounded.
-    const left = exact(entryTotal).minus(share);
-    if (!left.isZero()) remainder.entry_commission = toDecimalString(left);
+    const rest = exact(entryTotal).minus(share);
+    if (!rest.isZero()) remainder.entry_commission = toDecimalString(rest);
+    detachedShare = new Exact(share);
+    remainderShare = rest;
   }
+  const none = { exitCommission: EXACT_ZERO, realizedPnl: EXACT_ZERO };
+  remember(detached, { units: new Exact(part), openPrice, entryCommission: detachedShare, ...none });
+  remember(remainder, { units: left, openPrice, entryCommission: remainderShare, ...none });
   return { detached, remainder };
 }
 
 /** Commission paid on a lot so far (entry, plus exit once closed), in USD. */
 export function lotCommission(lot: TradeLot): Dec {
-  let sum = new Dec(lot.entry_commission ?? 0);
-  if (lot.state === 'Closed' && lot.exit_commission !== undefined) sum = sum.plus(lot.exit_commission);
+  const figures = lotDecimals(lot);
+  let sum = new Dec(figures.entryCommission);
+  if (lot.state === 'Closed' && lot.exit_commission !== undefined) sum = sum.plus(figures.exitCommission);
   return sum;
 }
