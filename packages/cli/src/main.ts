@@ -6,6 +6,7 @@ import { runGateway } from './commands/gateway.ts';
 import { runStart } from './commands/start.ts';
 import { runUsersCreate } from './commands/users.ts';
 import { runVersionsPush } from './commands/versions-push.ts';
+import { runWorkerCommand } from './commands/worker.ts';
 
 const program = new Command()
   .name('hindsight')
@@ -50,6 +51,23 @@ program
       'HINDSIGHT_SCENARIO=scenario.json replays a backtest for a strategy connecting over REST and WebSocket)',
   )
   .action(runGateway);
+
+storageOptions(
+  program
+    .command('worker')
+    .description("run a scenario worker alone, sharing the platform's PostgreSQL (docs/scenarios.md)"),
+)
+  .addOption(
+    new Option('--secret <secret>', "the platform's signing secret (to pull images)").env('HINDSIGHT_SECRET'),
+  )
+  .addOption(
+    new Option('--registry-url <url>', "the platform's base URL (default http://127.0.0.1:8000)").env(
+      'HINDSIGHT_REGISTRY_URL',
+    ),
+  )
+  .addOption(new Option('--executor <kind>', 'local or docker (default local)').env('HINDSIGHT_EXECUTOR'))
+  .addOption(new Option('--concurrency <n>', 'scenarios run at once (default 2)').env('HINDSIGHT_WORKERS'))
+  .action(runWorkerCommand);
 
 const users = program.command('users').description('manage user accounts');
 storageOptions(

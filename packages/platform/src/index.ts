@@ -2,7 +2,15 @@ export { acquireDirectoryLock, DataDirLockedError } from './db/data-dir-lock.ts'
 export { type Database, openDatabase, type StorageTarget } from './db/database.ts';
 export { buildServer } from './http/server.ts';
 export { marketDir, openMarketStore } from './market/market-store.ts';
-export { openPlatform, PLATFORM_VERSION, type RunningPlatform, startPlatform } from './platform.ts';
+export {
+  openPlatform,
+  PLATFORM_VERSION,
+  type PlatformOptions,
+  type RunningPlatform,
+  type RunningWorker,
+  runWorker,
+  startPlatform,
+} from './platform.ts';
 export { issuePullToken, issueVersionAccessToken, repositoryName } from './registry/access.ts';
 export { type BuiltImage, buildImage, type ImageSpec, splitCommand } from './registry/image-builder.ts';
 export { mediaTypes } from './registry/manifests.ts';

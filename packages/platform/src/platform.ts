@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { instrumentSeed } from '@hindsight/core';
 import { BUNDLED_SAMPLE_DIR, importBundledSample } from '@hindsight/marketdata/import';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { generateApiKey } from './auth/api-key-values.ts';
 import { loadSigningSecret } from './auth/signing-secret.ts';
 import { type Database, openDatabase } from './db/database.ts';
@@ -25,7 +26,7 @@ import { startWorker } from './runner/start-worker.ts';
 import type { ScenarioWorker } from './runner/worker.ts';
 import { autoRunVersion } from './scenarios/auto-run.ts';
 import { ScenarioCreation } from './scenarios/scenario-creation.ts';
-import type { PlatformSettings } from './settings.ts';
+import { type PlatformSettings, SettingsError } from './settings.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const PLATFORM_VERSION: string = JSON.parse(
@@ -169,6 +170,18 @@ export async function startPlatform(
         ...(options.runLimits && { limits: options.runLimits }),
       });
     }
+    // Lapsed leases are failed here too, so that a scenario whose only worker died ends even when this
+    // process runs no worker of its own.
+    const reaper = setInterval(
+      () => {
+        ctx.scenarios
+          .failAbandoned()
+          .then((ids) => ids.length > 0 && log.warn({ scenarios: ids }, 'failed scenarios of a lost worker'))
+          .catch((error: Error) => log.warn({ err: error }, 'lease check failed'));
+      },
+      Math.max(500, (settings.runner.leaseSeconds * 1000) / 2),
+    );
+    reaper.unref();
     const running = app;
     const runningWorker = worker;
     return {
@@ -179,6 +192,7 @@ export async function startPlatform(
       url,
       ...(signIn && { signIn }),
       close: async () => {
+        clearInterval(reaper);
         await runningWorker?.stop();
         await running.close();
         await database.close();
@@ -187,6 +201,57 @@ export async function startPlatform(
   } catch (error) {
     await worker?.stop().catch(() => {});
     await app?.close().catch(() => {});
+    await database.close();
+    throw error;
+  }
+}
+
+export interface RunningWorker {
+  worker: ScenarioWorker;
+  ctx: PlatformContext;
+  /** Stops claiming, fails the runs in progress as `platform`, and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * A worker alone (`hindsight worker`): it shares the scenarios table of a PostgreSQL server with the
+ * platform and any other workers, and pulls images from the platform's registry at `registryUrl`.
+ * The embedded store belongs to one process (`hindsight start`, which runs its own worker), so a
+ * separate worker needs `DATABASE_URL`.
+ */
+export async function runWorker(
+  settings: PlatformSettings,
+  options: { concurrency?: number; logLevel?: string; runLimits?: Partial<RunLimits> } = {},
+): Promise<RunningWorker> {
+  if (!settings.databaseUrl) {
+    throw new SettingsError(
+      'DATABASE_URL',
+      'a worker of its own needs the PostgreSQL server the platform uses (the embedded store belongs to `hindsight start`, which runs its own workers: HINDSIGHT_WORKERS).',
+    );
+  }
+  const { database, ctx } = await openPlatform(settings, options);
+  try {
+    const log = pino({ level: options.logLevel ?? 'info' });
+    const worker = await startWorker({
+      ctx,
+      runner: settings.runner,
+      dataDir: settings.dataDir,
+      registryUrl: settings.runner.registryUrl ?? 'http://127.0.0.1:8000',
+      log,
+      embedded: false,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      ...(options.runLimits && { limits: options.runLimits }),
+    });
+    log.info({ workerId: worker.id, executor: settings.runner.executor }, 'scenario worker started');
+    return {
+      worker,
+      ctx,
+      close: async () => {
+        await worker.stop();
+        await database.close();
+      },
+    };
+  } catch (error) {
     await database.close();
     throw error;
   }

@@ -92,9 +92,12 @@ export class CatalogRepository {
   /**
    * Decision 21 for a configuration about to be saved or run: every instrument a catalog symbol, not
    * coming soon, with data overlapping the window; otherwise 400 naming each offending subscription.
-   * `path` prefixes the issue paths (e.g. `configurations[2]` in a batch).
+   * `path` prefixes the issue paths (e.g. `['configurations', 2]` in a batch).
    */
-  async assertConfigurationRules(config: CatalogCheckedConfiguration, path = ''): Promise<void> {
+  async assertConfigurationRules(
+    config: CatalogCheckedConfiguration,
+    path: readonly (string | number)[] = [],
+  ): Promise<void> {
     const all = await this.all();
     const bySymbol = new Map(all.map((i) => [i.symbol, i]));
     const byDataSymbol = new Map(all.map((i) => [i.dataSymbol, i]));
@@ -105,7 +108,7 @@ export class CatalogRepository {
     const issues = catalogIssues(config, lookup);
     if (issues.length > 0) {
       const { message, details } = formatIssues(
-        path ? issues.map((issue) => ({ ...issue, path: [path, ...issue.path] })) : issues,
+        issues.map((issue) => ({ ...issue, path: [...path, ...issue.path] })),
       );
       throw badRequest(message, details);
     }

@@ -31,7 +31,7 @@ import { type ConfigurationSettings, runSettingsOf } from '../repositories/confi
 import { type Scenario, ScenarioRepository } from '../repositories/scenarios.ts';
 import type { Strategy } from '../repositories/strategies.ts';
 import { alignCurves } from '../scenarios/equity-alignment.ts';
-import type { PlannedScenario, ScenarioCreation } from '../scenarios/scenario-creation.ts';
+import type { IssuePath, PlannedScenario, ScenarioCreation } from '../scenarios/scenario-creation.ts';
 
 /** Most scenarios one batch may ask for (after the env grid is expanded), and one compare may take. */
 export const MAX_BATCH_SCENARIOS = 100;
@@ -371,7 +371,7 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
         tags,
         operationId: 'createScenarioBatch',
         summary: 'Create several scenarios of one version (a list and/or a parameter sweep)',
-        description: `The scenarios are \`configurations\` in order, then the \`base\` configuration once per cell of \`envGrid\` (or once without a grid), at most ${MAX_BATCH_SCENARIOS} in all. Every one is validated before any is created (400 names the item, e.g. \`configurations[2].endTime\`, \`envGrid[FAST=5,SLOW=20].env\`), then the version is resolved (404, 409, 410) and each env merged over the image's is checked (400). Then they are created in order while the quota has slots: \`requested\` is how many the body asked for, \`dropped\` how many were not created because the quota ran out (403 \`QUOTA_EXCEEDED\` when none could be).`,
+        description: `The scenarios are \`configurations\` in order, then the \`base\` configuration once per cell of \`envGrid\` (or once without a grid), at most ${MAX_BATCH_SCENARIOS} in all. Every one is validated before any is created (400 names the item, e.g. \`configurations[2].endTime\`, \`envGrid["FAST=5,SLOW=20"].env\`), then the version is resolved (404, 409, 410) and each env merged over the image's is checked (400). Then they are created in order while the quota has slots: \`requested\` is how many the body asked for, \`dropped\` how many were not created because the quota ran out (403 \`QUOTA_EXCEEDED\` when none could be).`,
         security: security.key,
         params: strategyParams,
         body: batchBody,
@@ -395,19 +395,24 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       const owner = ownerOf(request);
       const strategyId = ownedOf<Strategy>(request).strategyId;
       const body = request.body;
-      const items: { label: string; settings: ConfigurationSettings }[] = [];
+      const items: { label: string; path: IssuePath; settings: ConfigurationSettings }[] = [];
       body.configurations?.forEach((item, index) => {
-        items.push({ label: `configurations[${index}]`, settings: settingsOf(item) });
+        const path = ['configurations', index];
+        items.push({ label: `configurations[${index}]`, path, settings: settingsOf(item) });
       });
       if (body.base) {
         const base = settingsOf(body.base);
-        if (!body.envGrid) items.push({ label: 'base', settings: base });
+        if (!body.envGrid) items.push({ label: 'base', path: ['base'], settings: base });
         else {
           for (const cell of expandGrid(body.envGrid)) {
             const label = Object.entries(cell)
               .map(([k, v]) => `${k}=${v}`)
               .join(',');
-            items.push({ label, settings: { ...base, env: mergeEnv(base.env, cell) } });
+            items.push({
+              label,
+              path: ['envGrid', label],
+              settings: { ...base, env: mergeEnv(base.env, cell) },
+            });
           }
         }
       }
@@ -417,12 +422,11 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
         );
       }
       for (const item of items) {
-        const path = item.label.startsWith('configurations[') ? item.label : `envGrid[${item.label}]`;
-        creation.assertMergedEnv({}, item.settings.env, path);
-        await creation.assertCatalogRules(item.settings, path);
+        creation.assertMergedEnv({}, item.settings.env, item.path);
+        await creation.assertCatalogRules(item.settings, item.path);
       }
       const version = await creation.runnableVersion(owner, strategyId, body.strategyVersionId);
-      for (const item of items) creation.assertMergedEnv(version.imageEnv, item.settings.env, item.label);
+      for (const item of items) creation.assertMergedEnv(version.imageEnv, item.settings.env, item.path);
       const plans: PlannedScenario[] = items.map((item) => ({
         versionId: version.versionId,
         settings: item.settings,
@@ -461,7 +465,7 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       const owner = ownerOf(request);
       const strategyId = ownedOf<Strategy>(request).strategyId;
       const { strategyVersionId, configIds, env } = request.body;
-      creation.assertMergedEnv({}, env, 'env');
+      creation.assertMergedEnv({}, env);
       const configurations = [];
       for (const id of configIds) configurations.push(await ctx.configurations.get(owner, id));
       const version = await creation.runnableVersion(owner, strategyId, strategyVersionId);
@@ -472,11 +476,11 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
           ...rest,
           ...(Object.keys(merged).length > 0 && { env: merged }),
         };
-        creation.assertMergedEnv(version.imageEnv, settings.env, `configIds[${index}]`);
+        creation.assertMergedEnv(version.imageEnv, settings.env, ['configIds', index]);
         return { versionId: version.versionId, settings, configId: c.configId };
       });
       for (const [index, plan] of plans.entries()) {
-        await creation.assertCatalogRules(plan.settings, `configIds[${index}]`);
+        await creation.assertCatalogRules(plan.settings, ['configIds', index]);
       }
       const outcomes = await creation.createEach(owner, strategyId, plans);
       if (!outcomes.some((o) => o.ok)) {

@@ -15,6 +15,9 @@ import type { Scenario, ScenarioInput, ScenarioRepository } from '../repositorie
 import type { VersionRepository } from '../repositories/versions.ts';
 import type { ScenarioSignals } from '../runner/scenario-signals.ts';
 
+/** Where a configuration sits in a request body, e.g. `['configurations', 2]`. */
+export type IssuePath = readonly (string | number)[];
+
 /** A version that can run: its image is pushed, not evicted; its `Env` is the lowest env layer. */
 export interface RunnableVersion {
   versionId: string;
@@ -68,7 +71,7 @@ export class ScenarioCreation {
   }
 
   /** Decision 21 for one configuration (`path` names it inside a batch). */
-  assertCatalogRules(settings: ConfigurationSettings, path = ''): Promise<void> {
+  assertCatalogRules(settings: ConfigurationSettings, path: IssuePath = []): Promise<void> {
     return this.deps.catalog.assertConfigurationRules(settings, path);
   }
 
@@ -76,11 +79,13 @@ export class ScenarioCreation {
    * The env rules over the merged layers; `path` names the scenario in a multi-scenario body. The
    * message says the problem arose from the merge, since each layer alone already passed.
    */
-  assertMergedEnv(imageEnv: Record<string, string>, env: Record<string, string> | undefined, path = '') {
-    const issues: ConfigurationIssue[] = envIssues(mergeEnv(imageEnv, env), [
-      ...(path ? [path] : []),
-      'env (merged with the image env)',
-    ]);
+  assertMergedEnv(
+    imageEnv: Record<string, string>,
+    env: Record<string, string> | undefined,
+    path: IssuePath = [],
+  ) {
+    const layers = Object.keys(imageEnv).length > 0 ? 'env (merged with the image env)' : 'env';
+    const issues: ConfigurationIssue[] = envIssues(mergeEnv(imageEnv, env), [...path, layers]);
     if (issues.length > 0) {
       const { message, details } = formatIssues(issues);
       throw badRequest(message, details);

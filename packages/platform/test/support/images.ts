@@ -17,8 +17,9 @@ export function strategyDir(files: Record<string, string>): string {
 export const buildStrategyImage = (
   files: Record<string, string>,
   cmd = ['python3', 'main.py'],
+  env: string[] = [],
 ): Promise<BuiltImage> =>
-  buildImage({ dir: strategyDir(files), cmd }, join(tempDir('layer'), 'layer.tar.gz'));
+  buildImage({ dir: strategyDir(files), cmd, env }, join(tempDir('layer'), 'layer.tar.gz'));
 
 export interface CreatedVersion {
   data: {

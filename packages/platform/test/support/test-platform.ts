@@ -1,5 +1,6 @@
+import { chmodSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { type RunningPlatform, readSettings, startPlatform } from '@hindsight/platform';
+import { type PlatformOptions, type RunningPlatform, readSettings, startPlatform } from '@hindsight/platform';
 import { ApiClient, type Credentials } from './api-client.ts';
 import type { FreshStore, StorageBackend } from './storage-backends.ts';
 
@@ -22,8 +23,19 @@ export interface Account extends Credentials {
 
 let accountCounter = 0;
 
-export async function startTestPlatform(backend: StorageBackend): Promise<TestPlatform> {
+/** Settings beyond the store (variables of `settingVariables`, e.g. `workers`), and platform options. */
+export interface TestPlatformOptions {
+  settings?: Record<string, string>;
+  platform?: PlatformOptions;
+}
+
+export async function startTestPlatform(
+  backend: StorageBackend,
+  options: TestPlatformOptions = {},
+): Promise<TestPlatform> {
   const store = await backend.create();
+  // Strategies run as an unprivileged user, who must be able to reach the image cache in the data dir.
+  chmodSync(store.dataDir, 0o755);
   const settings = readSettings(
     {},
     {
@@ -31,9 +43,12 @@ export async function startTestPlatform(backend: StorageBackend): Promise<TestPl
       port: '0',
       dataDir: store.dataDir,
       ...(store.databaseUrl && { databaseUrl: store.databaseUrl }),
+      // No scenario worker unless a test asks for one: most files only exercise the API.
+      workers: '0',
+      ...options.settings,
     },
   );
-  const platform = await startPlatform(settings, { logLevel: 'silent' });
+  const platform = await startPlatform(settings, { logLevel: 'silent', ...options.platform });
   const api = new ApiClient(platform.url);
   await api.loadContract();
   return {
@@ -56,10 +71,13 @@ export async function startTestPlatform(backend: StorageBackend): Promise<TestPl
 }
 
 /** Registers before/after hooks that start one platform per backend for a test file. */
-export function withTestPlatform(backend: StorageBackend): { get(): TestPlatform } {
+export function withTestPlatform(
+  backend: StorageBackend,
+  options: TestPlatformOptions = {},
+): { get(): TestPlatform } {
   let current: TestPlatform | undefined;
   before(async () => {
-    current = await startTestPlatform(backend);
+    current = await startTestPlatform(backend, options);
   });
   after(async () => {
     await current?.platform.close();

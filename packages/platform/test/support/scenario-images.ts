@@ -1,0 +1,72 @@
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import type { ApiClient } from './api-client.ts';
+import { buildStrategyImage, type CreatedVersion, pushToVersion } from './images.ts';
+import { imageLayout, skopeo } from './oci-layout.ts';
+import { tempDir } from './storage-backends.ts';
+
+/** Strategy images for scenario tests: the starter examples and small misbehaving strategies. */
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+export const PYTHON_EXAMPLE = join(repoRoot, 'examples/sma-crossover-python');
+export const TYPESCRIPT_EXAMPLE = join(repoRoot, 'examples/sma-crossover-typescript');
+
+export async function createVersion(
+  api: ApiClient,
+  key: string,
+  strategyId: string,
+): Promise<CreatedVersion> {
+  const created = await api.post(`/v1/strategies/${strategyId}/versions`, { key, body: {} });
+  if (created.status !== 201) throw new Error(`version creation: ${created.status} ${created.text}`);
+  return created.body;
+}
+
+/** The Python starter pushed with the platform's own image builder (what `versions push` does). */
+export async function pushPythonExample(api: ApiClient, key: string, strategyId: string, env: string[] = []) {
+  const version = await createVersion(api, key, strategyId);
+  const { buildImage } = await import('@hindsight/platform');
+  const image = await buildImage(
+    { dir: PYTHON_EXAMPLE, cmd: ['python3', 'main.py'], env },
+    join(tempDir('layer'), 'layer.tar.gz'),
+  );
+  await pushToVersion(api.baseUrl, version, image);
+  return version;
+}
+
+/**
+ * The TypeScript starter compiled by the TypeScript compiler to an ES module, with its one runtime
+ * dependency (`ws`) beside it, pushed by skopeo from an OCI layout: it runs on the host's `node`.
+ */
+export async function pushTypeScriptExampleWithSkopeo(api: ApiClient, key: string, strategyId: string) {
+  const dir = tempDir('ts-strategy');
+  const source = readFileSync(join(TYPESCRIPT_EXAMPLE, 'main.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  writeFileSync(join(dir, 'main.js'), outputText);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  const wsDir = dirname(createRequire(import.meta.url).resolve('ws/package.json'));
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  cpSync(wsDir, join(dir, 'node_modules', 'ws'), { recursive: true });
+  const layout = await imageLayout({ dir, cmd: ['node', 'main.js'] });
+  const version = await createVersion(api, key, strategyId);
+  const pushed = await skopeo([
+    'copy',
+    `oci:${layout.dir}:latest`,
+    `docker://${version.repositoryUrl}:latest`,
+    '--dest-tls-verify=false',
+    '--dest-creds',
+    `x:${version.accessToken}`,
+  ]);
+  if (pushed.code !== 0) throw new Error(`skopeo push failed: ${pushed.stderr}`);
+  return version;
+}
+
+/** A one-file Python strategy (`main.py`), for runs that crash, hang or never connect. */
+export async function pushPythonScript(api: ApiClient, key: string, strategyId: string, script: string) {
+  const version = await createVersion(api, key, strategyId);
+  await pushToVersion(api.baseUrl, version, await buildStrategyImage({ 'main.py': script }));
+  return version;
+}
