@@ -15,6 +15,8 @@ export { issuePullToken, issueVersionAccessToken, repositoryName } from './regis
 export { type BuiltImage, buildImage, type ImageSpec, splitCommand } from './registry/image-builder.ts';
 export { mediaTypes } from './registry/manifests.ts';
 export { type PushTarget, RegistryPushClient, RegistryPushError } from './registry/push-client.ts';
+export { CursorCodec } from './repositories/pagination.ts';
+export { ScenarioRepository } from './repositories/scenarios.ts';
 export {
   isEmail,
   MIN_PASSWORD_LENGTH,

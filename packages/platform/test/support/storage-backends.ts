@@ -29,7 +29,7 @@ const pglite: StorageBackend = {
   },
 };
 
-function postgres(serverUrl: string): StorageBackend {
+export function postgres(serverUrl: string): StorageBackend {
   return {
     name: 'postgres',
     async create() {
@@ -60,3 +60,11 @@ export function storageBackends(): StorageBackend[] {
   const url = process.env.TEST_DATABASE_URL;
   return url ? [pglite, postgres(url)] : [pglite];
 }
+
+/**
+ * A PostgreSQL server for the tests that need one whatever the run (several processes on one queue):
+ * TEST_DATABASE_URL, else the machine's local server (trust auth on 127.0.0.1, as on every machine of
+ * this project and in CI).
+ */
+export const postgresServer = (): StorageBackend =>
+  postgres(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
