@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,15 +8,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type RunningGateway, readGatewaySettings, startGateway } from '@hindsight/gateway';
 import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 
 /**
  * The trading gateway over loopback, on the real BTCUSDT 1m sample (Jan-Mar 2024, 131,040 bars):
+ * - the floors under the round trips on this machine (`loopbackFloors`): the same exchange in C, in
+ *   Node over bare TCP, and in Node over `ws` with nothing behind the server;
  * - event/ack round trips: a minimal strategy client in its own process (Node `ws`, and Debian's
  *   python3 `websockets`) acknowledges every event as it arrives; one candle per batch, so each
  *   candle is one round trip (event out, ack back, the engine advances);
  * - REST order submissions: autocannon, 16 connections for 5 s, MARKET orders alternating BUY and
- *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still;
+ *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still by a
+ *   strategy in its own process that reads the events and never acknowledges them;
  * - end to end: the repository's SMA(10)/SMA(30) example strategies (TypeScript and Python) as
  *   real processes over REST and WebSocket, bars per second of the whole run.
  */
@@ -105,8 +108,14 @@ async function roundTrips(store: BarStore, client: 'node' | 'python', months: nu
     startTime: '2024-01-01T00:00:00Z',
     endTime: end,
   });
-  const started = performance.now();
-  const cpu = process.cpuUsage();
+  // Timed from the strategy's connection to the end of the replay (not the client's start-up, not
+  // the result files).
+  let started = 0;
+  let cpu = process.cpuUsage();
+  gateway.app.server.once('upgrade', () => {
+    started = performance.now();
+    cpu = process.cpuUsage();
+  });
   const exit =
     client === 'node'
       ? runProcess(process.execPath, [
@@ -117,13 +126,14 @@ async function roundTrips(store: BarStore, client: 'node' | 'python', months: nu
           wsUrl(gateway),
         ])
       : runProcess(PYTHON, ['-c', PYTHON_ACK_CLIENT, wsUrl(gateway)]);
-  const done = await gateway.done;
+  const outcome = await gateway.provider.finished;
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await gateway.done;
   await exit;
   await gateway.close();
-  if (done.outcome.kind !== 'completed') throw new Error(`the run failed: ${JSON.stringify(done.outcome)}`);
+  if (outcome.kind !== 'completed') throw new Error(`the run failed: ${JSON.stringify(outcome)}`);
   const events = gateway.ctx.stream.lastSeq;
-  const used = process.cpuUsage(cpu);
   console.log(`BENCH gateway_event_ack_roundtrips_${client} ${Math.round(events / seconds)} round_trips/s`);
   console.log(
     `BENCH gateway_event_ack_server_cpu_${client} ${((used.user + used.system) / events).toFixed(1)} us/round_trip`,
@@ -131,31 +141,58 @@ async function roundTrips(store: BarStore, client: 'node' | 'python', months: nu
   console.log(`BENCH gateway_event_ack_events_${client} ${events} events`);
 }
 
+const FLOOR_SECONDS = 3;
+const FLOOR_EVENT = JSON.stringify({
+  type: 'candle',
+  bar: {
+    symbol: 'C:BTCUSD',
+    provider: 'simulation',
+    timeframe: '1m',
+    timestamp: '2024-01-01T00:00:00.000Z',
+    open: '42283.58',
+    high: '42298.62',
+    low: '42261.02',
+    close: '42298.61',
+    volume: '35.92724',
+  },
+  timestamp: '2024-01-01T00:01:00.000Z',
+  seq: 1,
+});
+
+/** bench/gateway-floor.c, built with the system's C compiler: undefined when there is none. */
+function cFloor(mode: 'blocking' | 'epoll'): number | undefined {
+  const dir = join(tmpdir(), 'hindsight-bench-gateway-floor');
+  const binary = join(dir, 'floor');
+  try {
+    if (!existsSync(binary)) {
+      execFileSync('mkdir', ['-p', dir]);
+      execFileSync('cc', ['-O2', '-o', binary, fileURLToPath(new URL('gateway-floor.c', import.meta.url))]);
+    }
+    const args = mode === 'epoll' ? ['-e', String(FLOOR_SECONDS)] : [String(FLOOR_SECONDS)];
+    return Number(execFileSync(binary, args, { encoding: 'utf8' }).trim().split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The floor under the round-trip figure on this machine: the same exchange (a ~300-byte event out, a
- * ~120-byte ack back) over raw loopback TCP between two Node processes, with no WebSocket framing,
- * JSON or engine at all.
+ * The floors under the round-trip figure on this machine: the same exchange (a ~300-byte event out,
+ * a ~120-byte ack back, one at a time) between two processes over loopback TCP
+ * - in C (bench/gateway-floor.c: blocking reads, and epoll as an event loop waits): the kernel's
+ *   share, what no implementation gets under;
+ * - in Node over bare TCP (no WebSocket framing, no JSON): Node's event loop on both sides;
+ * - in Node over `ws`: a `ws` server that sends the same event text again and again, and the
+ *   benchmark's own minimal ack client (`ackClient`), with nothing behind the server (no engine,
+ *   no gateway): what the gateway's round trips would be if the gateway cost nothing.
  */
-async function loopbackFloor(): Promise<void> {
-  const event = Buffer.from(
-    JSON.stringify({
-      type: 'candle',
-      seq: 1,
-      bar: {
-        symbol: 'C:BTCUSD',
-        provider: 'simulation',
-        timeframe: '1m',
-        timestamp: '2024-01-01T00:00:00.000Z',
-        open: '42283.58',
-        high: '42298.62',
-        low: '42261.02',
-        close: '42298.61',
-        volume: '35.92724',
-      },
-      timestamp: '2024-01-01T00:01:00.000Z',
-    }),
-  );
+async function loopbackFloors(): Promise<void> {
+  for (const mode of ['blocking', 'epoll'] as const) {
+    const rate = cFloor(mode);
+    if (rate !== undefined) console.log(`BENCH gateway_loopback_c_floor_${mode} ${rate} round_trips/s`);
+  }
   const { createServer } = await import('node:net');
+  const event = Buffer.from(FLOOR_EVENT);
+  // Timed from the connection to the last ack, so that neither client's start-up counts.
   let count = 0;
   let deadline = 0;
   const server = createServer((socket) => {
@@ -165,17 +202,39 @@ async function loopbackFloor(): Promise<void> {
       if (performance.now() < deadline) socket.write(event);
       else socket.end();
     });
-    deadline = performance.now() + 3000;
+    deadline = performance.now() + FLOOR_SECONDS * 1000;
     socket.write(event);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const client = `const s=require('node:net').connect(${port},'127.0.0.1');s.setNoDelay(true);const ack=Buffer.alloc(120,97);s.on('data',()=>s.write(ack));s.on('end',()=>process.exit(0));`;
-  const started = performance.now();
   await runProcess(process.execPath, ['-e', client]);
-  const seconds = (performance.now() - started) / 1000;
   server.close();
-  console.log(`BENCH gateway_loopback_tcp_floor ${Math.round(count / seconds)} round_trips/s`);
+  console.log(`BENCH gateway_loopback_tcp_floor ${Math.round(count / FLOOR_SECONDS)} round_trips/s`);
+
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise<void>((resolve) => wss.on('listening', resolve));
+  count = 0;
+  let cpu = process.cpuUsage();
+  wss.on('connection', (ws, request) => {
+    request.socket.setNoDelay(true);
+    deadline = performance.now() + FLOOR_SECONDS * 1000;
+    cpu = process.cpuUsage();
+    ws.on('message', () => {
+      count++;
+      if (performance.now() < deadline) ws.send(FLOOR_EVENT);
+      else ws.close(1000);
+    });
+    ws.send(FLOOR_EVENT);
+  });
+  const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
+  await runProcess(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'ack-client', url]);
+  const used = process.cpuUsage(cpu);
+  wss.close();
+  console.log(`BENCH gateway_loopback_ws_floor ${Math.round(count / FLOOR_SECONDS)} round_trips/s`);
+  console.log(
+    `BENCH gateway_loopback_ws_floor_server_cpu ${((used.user + used.system) / count).toFixed(1)} us/round_trip`,
+  );
 }
 
 interface LoadResult {
@@ -216,19 +275,21 @@ async function orderSubmissions(store: BarStore): Promise<void> {
     startTime: '2024-01-01T00:00:00Z',
     endTime: '2024-02-01T00:00:00Z',
   });
-  // A strategy that holds time after its first candle (it reads events, never acks again).
-  const strategy = new WebSocket(wsUrl(gateway), { perMessageDeflate: false });
-  await new Promise<void>((resolve) =>
-    strategy.on('message', (data) => {
-      if (JSON.parse(data.toString()).type === 'candle') resolve();
-    }),
+  // A strategy that holds time at its first candle (it reads events, never acks), in its own process
+  // so that its reading is not counted as the gateway's CPU; it says "ready" at the first candle.
+  const holder = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), 'holding-client', wsUrl(gateway)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
   // autocannon runs in its own process, so the figure is the gateway's, not shared with the load generator.
   const cpu = process.cpuUsage();
   const result = await loadInChild(gateway.url);
   const used = process.cpuUsage(cpu);
-  strategy.close();
+  const holderExit = new Promise((resolve) => holder.once('close', resolve));
   await gateway.close();
+  await holderExit;
   const ok = result['2xx'];
   if (result.non2xx > 0 || result.errors > 0)
     console.log(`# ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -280,7 +341,7 @@ export async function run(): Promise<void> {
   const wanted = (part: string) => only === undefined || only.includes(part);
   const store = await btcStore(['2024-01', '2024-02', '2024-03']);
   if (wanted('roundtrips')) {
-    await loopbackFloor();
+    await loopbackFloors();
     await roundTrips(store, 'node', 3);
     await roundTrips(store, 'python', 1);
   }
@@ -291,6 +352,20 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'ack-client') {
-  ackClient(process.argv[3] as string);
+/** The strategy of the order benchmark: prints "ready" at the first candle, then reads and never acks. */
+function holdingClient(url: string): void {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  let ready = false;
+  ws.on('message', (data) => {
+    if (!ready && data.toString().includes('"type":"candle"')) {
+      ready = true;
+      process.stdout.write('ready\n');
+    }
+  });
+  ws.on('close', () => process.exit(0));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (process.argv[2] === 'ack-client') ackClient(process.argv[3] as string);
+  if (process.argv[2] === 'holding-client') holdingClient(process.argv[3] as string);
 }

@@ -14,5 +14,5 @@ export {
 export { SimulationProvider } from './provider/simulation/simulation-provider.ts';
 export * from './run-results.ts';
 export * from './settings.ts';
+export { parseClientFrame } from './stream/client-frames.ts';
 export { EventStream, StallError } from './stream/event-stream.ts';
-export { parseClientFrame } from './stream/strategy-connection.ts';

@@ -87,6 +87,11 @@ export async function buildGatewayServer(
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerGuards(app, ctx);
+  // The events of an order call wait for the end of this round of I/O (stream/event-stream.ts); the
+  // answer follows them, so a strategy has the order's events when it has the handle.
+  app.addHook('onSend', (_request, _reply, payload, done) =>
+    ctx.stream.afterFlush(() => done(null, payload)),
+  );
   app.addHook('onResponse', async (request, reply) => {
     // A refused WebSocket upgrade (401, 400 ...): nobody owns the raw socket, so end it here, or
     // it would stay half-open and keep the server from closing.
@@ -118,7 +123,11 @@ export async function buildGatewayServer(
   if (ctx.settings.enableSwagger) {
     await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v1/openapi.json' } });
   }
-  await app.register(websocket, { options: { perMessageDeflate: false, maxPayload: 1024 * 1024 } });
+  // Client frames are checked for UTF-8 by the connection (client-frames.ts): an invalid one gets an
+  // INVALID_MESSAGE error event instead of a closed socket, and the common ack skips the check.
+  await app.register(websocket, {
+    options: { perMessageDeflate: false, skipUTF8Validation: true, maxPayload: 1024 * 1024 },
+  });
 
   await app.register(orderRoutes, { ctx });
   await app.register(positionRoutes, { ctx });

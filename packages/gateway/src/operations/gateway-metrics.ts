@@ -18,7 +18,8 @@ export class GatewayMetrics implements OrderTelemetry {
   private readonly expired: Child;
   private readonly providerErrors: Child;
   private readonly rateLimitedRequests: Child;
-  private readonly wsEvents: Child;
+  /** Events published since the last scrape: a plain count on the per-batch path, added up at scrape. */
+  private unscrapedEvents = 0;
   private readonly rejections: Counter<'provider' | 'reason'>;
   private readonly fillLatency: { observe(value: number): void };
   /** Wall-clock creation time of orders not yet filled, for the latency histogram. */
@@ -54,7 +55,16 @@ export class GatewayMetrics implements OrderTelemetry {
       'gateway_http_rate_limited_total',
       'Requests refused with 429 RATE_LIMITED.',
     );
-    this.wsEvents = counter('gateway_ws_events_total', 'Events published on the WebSocket stream.');
+    const wsEvents: Counter<'provider'> = new Counter({
+      name: 'gateway_ws_events_total',
+      help: 'Events published on the WebSocket stream.',
+      labelNames,
+      registers,
+      collect: (): void => {
+        wsEvents.inc({ provider }, this.unscrapedEvents);
+        this.unscrapedEvents = 0;
+      },
+    });
     this.rejections = new Counter({
       name: 'gateway_provider_rejections_total',
       help: 'Orders the provider rejected, by RejectReason.',
@@ -86,7 +96,7 @@ export class GatewayMetrics implements OrderTelemetry {
   }
 
   eventsPublished(count: number): void {
-    this.wsEvents.inc(count);
+    this.unscrapedEvents += count;
   }
 
   rateLimited(): void {

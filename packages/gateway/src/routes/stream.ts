@@ -67,7 +67,7 @@ export async function streamRoutes(
       socket.on('close', () => connections.delete(connection));
       // A resumed connection gets what it missed first, so that seq keeps increasing on it.
       const from = request.query.resume_from_seq;
-      if (from !== undefined) connection.sendFrames(ctx.stream.replayAfter(from));
+      if (from !== undefined) ctx.stream.replayTo(connection, from);
       ctx.stream.sendTo(connection, {
         type: 'connection',
         event: 'CONNECTED',

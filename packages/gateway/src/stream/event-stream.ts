@@ -1,4 +1,5 @@
 import type { EventSink, ProviderEvent } from '../provider/provider.ts';
+import { textFrame, textFrames } from './frames.ts';
 
 /**
  * The event stream behind `/v1/ws` (trading-gateway.md: Events; decisions 19a, 19b).
@@ -13,10 +14,15 @@ import type { EventSink, ProviderEvent } from '../provider/provider.ts';
  *   resolves when nothing is outstanding; simulation mode advances time only then.
  * - A strategy that leaves events outstanding for `stallTimeoutMs` makes `settled()` reject with a
  *   `StallError` (0 disables the timeout: the run then waits for ever, as the spec describes).
+ * - Each event is serialised and framed once (`frames.ts`), and the ring keeps the frames for
+ *   resumption. What is sent to a connection while the event loop handles one round of I/O is
+ *   written at the end of that round, in one write (`setImmediate`): the events of the orders of
+ *   several HTTP requests answered in the same round share a write. `afterFlush` lets the HTTP
+ *   layer hold a response until then, so that an order call's events still leave before its answer.
  */
 export interface StreamClient {
-  /** Sends already-serialised events, in order, as one write where possible. */
-  sendFrames(frames: readonly string[]): void;
+  /** Writes complete WebSocket frames (one or more, back to back) now. */
+  write(frames: Buffer): void;
 }
 
 export class StallError extends Error {
@@ -53,15 +59,22 @@ export class EventStream implements EventSink {
   /** Highest seq of a provider event (outstanding while > acked). */
   private lastGated = 0;
   private readonly clients = new Set<StreamClient>();
-  private readonly ring: (string | undefined)[];
+  private readonly ring: (Buffer | undefined)[];
   private readonly ringSeq: Float64Array;
   private ringNext = 0;
   private ringCount = 0;
   /** Whether the ring has ever dropped an event (only then can a resume miss one). */
   private evicted = false;
-  private waiter: { resolve: () => void; reject: (error: Error) => void; timer?: NodeJS.Timeout } | undefined;
+  private waiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private pendingSettle: Promise<void> | undefined;
+  /** One stall timer for the whole run, re-armed at each wait (not a new timer per batch). */
+  private stallTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Frames waiting for the end of this round of I/O, per connection, in order. */
+  private readonly queued = new Map<StreamClient, Buffer[]>();
+  private flushScheduled = false;
+  private afterFlushCallbacks: (() => void)[] = [];
+  private readonly flushAtEndOfRound = () => this.flush();
 
   constructor(private readonly options: EventStreamOptions) {
     const size = options.bufferSize ?? 16_384;
@@ -87,48 +100,86 @@ export class EventStream implements EventSink {
 
   remove(client: StreamClient): void {
     this.clients.delete(client);
+    this.queued.delete(client);
   }
 
   publish(events: readonly ProviderEvent[]): void {
-    if (events.length === 0) return;
-    const frames: string[] = new Array(events.length);
-    for (let i = 0; i < events.length; i++) {
+    const count = events.length;
+    if (count === 0) return;
+    const texts = new Array<string>(count);
+    for (let i = 0; i < count; i++) {
       const event = events[i] as ProviderEvent;
       event.seq = ++this.seq;
-      const text = JSON.stringify(event);
-      frames[i] = text;
-      this.keep(this.seq, text);
+      texts[i] = JSON.stringify(event);
     }
+    const { batch, frames } = textFrames(texts);
+    const first = this.seq - count + 1;
+    for (let i = 0; i < count; i++) this.keep(first + i, frames[i] as Buffer);
     this.lastGated = this.seq;
-    for (const client of this.clients) client.sendFrames(frames);
-    this.options.onPublished?.(frames.length);
+    for (const client of this.clients) this.queue(client, batch);
+    this.options.onPublished?.(count);
   }
 
   /** An event for every connection that does not gate time (rate limits, end of run). */
   broadcast(event: ProviderEvent): void {
     event.seq = ++this.seq;
-    const frames = [JSON.stringify(event)];
-    for (const client of this.clients) client.sendFrames(frames);
+    const frame = textFrame(JSON.stringify(event));
+    for (const client of this.clients) this.queue(client, frame);
   }
 
   /** An event for one connection only; it takes a seq but is neither buffered nor outstanding. */
   sendTo(client: StreamClient, event: ProviderEvent): void {
     event.seq = ++this.seq;
-    client.sendFrames([JSON.stringify(event)]);
+    this.queue(client, textFrame(JSON.stringify(event)));
   }
 
-  /** The buffered events after `afterSeq`, for a resuming connection; throws when some are gone. */
-  replayAfter(afterSeq: number): string[] {
+  /** Sends a resuming connection the buffered events after `afterSeq` (see `replayAfter`). */
+  replayTo(client: StreamClient, afterSeq: number): void {
+    const missed = this.replayAfter(afterSeq);
+    if (missed.length > 0) this.queue(client, Buffer.concat(missed));
+  }
+
+  /** Writes everything queued now (before a close frame, which `ws` writes at once). */
+  flush(): void {
+    this.flushScheduled = false;
+    for (const [client, frames] of this.queued) {
+      client.write(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
+    }
+    this.queued.clear();
+    const callbacks = this.afterFlushCallbacks;
+    if (callbacks.length === 0) return;
+    this.afterFlushCallbacks = [];
+    for (const callback of callbacks) callback();
+  }
+
+  /** Calls `then` once what is queued now has been written: at once when nothing is queued. */
+  afterFlush(then: () => void): void {
+    if (this.flushScheduled) this.afterFlushCallbacks.push(then);
+    else then();
+  }
+
+  private queue(client: StreamClient, frames: Buffer): void {
+    const queued = this.queued.get(client);
+    if (queued) queued.push(frames);
+    else this.queued.set(client, [frames]);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushAtEndOfRound);
+    }
+  }
+
+  /** The frames of the buffered events after `afterSeq` (resumption); throws when some are gone. */
+  replayAfter(afterSeq: number): Buffer[] {
     // Once the ring has dropped events, a resume from before the oldest kept one would miss some.
     if (this.evicted && afterSeq + 1 < this.oldestBuffered()) {
       throw new ResumeGapError(afterSeq, this.oldestBuffered());
     }
-    const out: string[] = [];
+    const out: Buffer[] = [];
     const size = this.ring.length;
     const start = (this.ringNext - this.ringCount + size) % size;
     for (let i = 0; i < this.ringCount; i++) {
       const slot = (start + i) % size;
-      if ((this.ringSeq[slot] as number) > afterSeq) out.push(this.ring[slot] as string);
+      if ((this.ringSeq[slot] as number) > afterSeq) out.push(this.ring[slot] as Buffer);
     }
     return out;
   }
@@ -145,13 +196,13 @@ export class EventStream implements EventSink {
     if (this.closed) return Promise.reject(new Error('the event stream is closed'));
     if (this.pendingSettle) return this.pendingSettle;
     this.pendingSettle = new Promise<void>((resolve, reject) => {
-      const waiter: NonNullable<EventStream['waiter']> = { resolve, reject };
-      if (this.options.stallTimeoutMs > 0) {
-        const timeout = this.options.stallTimeoutMs;
-        waiter.timer = setTimeout(() => this.fail(new StallError(timeout)), timeout);
-      }
-      this.waiter = waiter;
+      this.waiter = { resolve, reject };
     });
+    const timeout = this.options.stallTimeoutMs;
+    if (timeout > 0) {
+      if (this.stallTimer) this.stallTimer.refresh().ref();
+      else this.stallTimer = setTimeout(() => this.fail(new StallError(timeout)), timeout);
+    }
     return this.pendingSettle;
   }
 
@@ -159,6 +210,7 @@ export class EventStream implements EventSink {
   close(reason = 'the gateway is shutting down'): void {
     this.closed = true;
     this.fail(new Error(reason));
+    clearTimeout(this.stallTimer);
   }
 
   private wake(): void {
@@ -166,7 +218,8 @@ export class EventStream implements EventSink {
     if (!waiter) return;
     this.waiter = undefined;
     this.pendingSettle = undefined;
-    if (waiter.timer) clearTimeout(waiter.timer);
+    // Left to fire harmlessly (nobody waits then) unless the next wait re-arms it first.
+    this.stallTimer?.unref();
     waiter.resolve();
   }
 
@@ -175,13 +228,13 @@ export class EventStream implements EventSink {
     if (!waiter) return;
     this.waiter = undefined;
     this.pendingSettle = undefined;
-    if (waiter.timer) clearTimeout(waiter.timer);
+    this.stallTimer?.unref();
     waiter.reject(error);
   }
 
-  private keep(seq: number, text: string): void {
+  private keep(seq: number, frame: Buffer): void {
     const size = this.ring.length;
-    this.ring[this.ringNext] = text;
+    this.ring[this.ringNext] = frame;
     this.ringSeq[this.ringNext] = seq;
     this.ringNext = (this.ringNext + 1) % size;
     if (this.ringCount < size) this.ringCount++;

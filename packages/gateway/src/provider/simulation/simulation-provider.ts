@@ -258,7 +258,15 @@ export class SimulationProvider implements Provider {
     }
   }
 
+  /** Fixed for the scenario, and asked on every order (supported order types): built once. */
+  private capabilityList: Capabilities | undefined;
+
   capabilities(): Capabilities {
+    this.capabilityList ??= this.describeCapabilities();
+    return this.capabilityList;
+  }
+
+  private describeCapabilities(): Capabilities {
     const { scenario } = this.options;
     const classes = [...new Set(scenario.instruments.map((i) => assetClassOf(i.market)))];
     return {
