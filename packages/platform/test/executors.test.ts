@@ -232,22 +232,26 @@ describe('local executor', () => {
   });
 
   it('stop sends SIGTERM to the strategy, then SIGKILL after the grace', async () => {
-    const script = (onTerm: string) =>
-      `import signal, sys, time\nsignal.signal(signal.SIGTERM, ${onTerm})\nprint("up", flush=True)\ntime.sleep(60)\n`;
+    // One image; the run's env picks what SIGTERM does.
+    const v = await pushVersion(t.get(), key, {
+      layers: [
+        appLayer({
+          'main.py':
+            'import os, signal, sys, time\nbye = lambda *a: (print("bye", flush=True), sys.exit(0))\nsignal.signal(signal.SIGTERM, bye if os.environ["ON_TERM"] == "exit" else signal.SIG_IGN)\nprint("up", flush=True)\ntime.sleep(60)\n',
+        }),
+      ],
+      config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
+    });
     const startUp = async (onTerm: string) => {
-      const v = await pushVersion(t.get(), key, {
-        layers: [appLayer({ 'main.py': script(onTerm) })],
-        config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
-      });
       const run = await sandboxed.prepare({ scenarioId: 's-stop', image: v.image });
       const stdout = textSink();
-      const strategy = await run.start({ env: {}, stdout: stdout.write, stderr: () => {} });
+      const strategy = await run.start({ env: { ON_TERM: onTerm }, stdout: stdout.write, stderr: () => {} });
       for (let i = 0; i < 200 && !stdout.text().includes('up'); i += 1) await sleep(25);
       assert.match(stdout.text(), /up/);
       return { run, strategy, stdout };
     };
 
-    const polite = await startUp('lambda *a: (print("bye", flush=True), sys.exit(0))');
+    const polite = await startUp('exit');
     let began = Date.now();
     assert.deepEqual(await polite.strategy.stop(5000), { code: 0, signal: null });
     assert.ok(
@@ -257,7 +261,7 @@ describe('local executor', () => {
     assert.match(polite.stdout.text(), /bye/);
     await polite.run.release();
 
-    const stubborn = await startUp('signal.SIG_IGN');
+    const stubborn = await startUp('ignore');
     began = Date.now();
     const exit = await stubborn.strategy.stop(500);
     const took = Date.now() - began;
@@ -450,15 +454,16 @@ describe('docker executor', () => {
   });
 
   it('stops a container with SIGTERM then SIGKILL after the grace, and release removes container, network and rules', async () => {
+    // One image (one pull); the run's env carries the script.
+    const v = await pushVersion(t.get(), key, {
+      layers: [busyboxLayer(APPLETS)],
+      config: { Entrypoint: ['/bin/sh', '-c', 'eval "$SCRIPT"'], Env: [DEFAULT_ENV] },
+    });
     const startUp = async (script: string) => {
-      const v = await pushVersion(t.get(), key, {
-        layers: [busyboxLayer(APPLETS)],
-        config: { Entrypoint: ['/bin/sh', '-c', script], Env: [DEFAULT_ENV] },
-      });
       const prepared = await executor.prepare({ scenarioId: 'docker-stop', image: v.image });
       const stdout = textSink();
       const strategy = await prepared.start({
-        env: {},
+        env: { SCRIPT: script },
         gatewayPort: 9,
         stdout: stdout.write,
         stderr: () => {},
