@@ -143,6 +143,7 @@ export class DockerExecutor implements Executor {
       if (!gateway) throw new ExecutorError(`the network ${networkName} has no gateway address`);
       run.gateway = gateway;
       signal?.throwIfAborted();
+      if (this.closed) throw new ExecutorError('the executor is closed');
       return run;
     } catch (error) {
       await run.release();

@@ -136,6 +136,7 @@ export class LocalExecutor implements Executor {
     await this.probe();
     const entry = await this.cache.acquire(image, signal);
     try {
+      if (this.closed) throw new ExecutorError('the executor is closed');
       const command = imageCommand(entry.config, `${image.repository}@${image.digest}`);
       const run = this.preparedRun(entry, command, entry.done);
       this.runs.add(run);
