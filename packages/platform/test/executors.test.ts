@@ -231,6 +231,26 @@ describe('local executor', () => {
     assert.equal(existsSync(join(fresh.cache.dir, 'images')), true);
   });
 
+  it('keeps the cache within its bound, evicting the least recently used images no run uses', async () => {
+    const small = executor({ maxCacheBytes: 1 });
+    const other = await pushVersion(t.get(), key, {
+      layers: [appLayer({ 'main.py': 'print("other")\n' })],
+      config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
+    });
+    const entry = (digest: string) => join(small.cache.dir, 'images', digest.replace(':', '-'));
+    const first = await small.prepare({ scenarioId: 's-e1', image: python.image });
+    await first.release();
+    const second = await small.prepare({ scenarioId: 's-e2', image: other.image });
+    assert.equal(existsSync(entry(python.image.digest)), false, 'the unused image was evicted');
+    assert.equal(existsSync(entry(other.image.digest)), true);
+    // The image in use stays, over the bound.
+    const third = await small.prepare({ scenarioId: 's-e3', image: python.image });
+    assert.equal(existsSync(entry(other.image.digest)), true);
+    assert.equal(small.cache.fetches, 3);
+    assert.equal((await runToEnd(second)).stdout, 'other\n');
+    await Promise.all([second.release(), third.release()]);
+  });
+
   it('stop sends SIGTERM to the strategy, then SIGKILL after the grace', async () => {
     // One image; the run's env picks what SIGTERM does.
     const v = await pushVersion(t.get(), key, {
