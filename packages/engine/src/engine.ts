@@ -8,10 +8,11 @@ import {
   ticksToDecimalString,
   toDecimalString,
 } from '@hindsight/core';
-import { Account } from './account/account.ts';
+import { Account, BalanceMoment } from './account/account.ts';
 import { CurrencyConverter, conversionProblems } from './account/currency.ts';
 import { Exact } from './account/exact.ts';
 import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
+import { add, scaledText } from './account/scaled-decimal.ts';
 import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { isoTime } from './iso-time.ts';
@@ -46,7 +47,12 @@ import {
 } from './orders/order-view.ts';
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
-import { type FillOutcome, PositionBook, type PositionSnapshot } from './positions/position-book.ts';
+import {
+  type CapturedPositions,
+  type FillOutcome,
+  PositionBook,
+  type PositionSnapshot,
+} from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
 import { type ExactSample, TimeseriesSampler } from './results/timeseries-sampler.ts';
 import type { CloseReason } from './results/trade-lot.ts';
@@ -213,10 +219,9 @@ export class SimulationEngine {
   private readonly conversionPairs: ReadonlySet<string>;
   /** Whether any subscription asked for account_update events. */
   private readonly accountUpdates: boolean;
-  /** The balance, its version (bumped on every change) and its float, for the per-bar path. */
+  /** The balance and its version (bumped on every change), for the per-bar path. */
   private balanceVersion = 0;
-  private balanceDec: Dec;
-  private balanceApprox: number;
+  private balance: BalanceMoment;
   private flatSample: (() => ExactSample) | undefined;
   private groupTime: number | undefined;
   private pending = false;
@@ -247,14 +252,13 @@ export class SimulationEngine {
       converter: this.converter,
     });
     this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
-    this.balanceDec = this.account.balance;
-    this.balanceApprox = this.balanceDec.toNumber();
+    this.balance = new BalanceMoment(this.account.balance);
     this.margin = new MarginMonitor({
       book: this.book,
       account: this.account,
       converter: this.converter,
       leverageOf: (symbol) => (this.bySymbol.get(symbol) as InstrumentState).leverage,
-      balanceApprox: () => this.balanceApprox,
+      balanceApprox: () => this.balance.approx,
     });
     this.conversionPairs = new Set(this.converter.conversionSymbols());
     this.accountUpdates = config.subscriptions.some((s) => s.updates.includes('account_update'));
@@ -1145,7 +1149,7 @@ export class SimulationEngine {
       }
     }
     const flat = this.book.size === 0;
-    let navApprox = this.balanceApprox;
+    let navApprox = this.balance.approx;
     if (!flat || this.margin.state !== 'ok') {
       const approx = this.margin.approx();
       navApprox = approx.nav;
@@ -1159,7 +1163,7 @@ export class SimulationEngine {
       this.changed,
       this.exactSample(),
       // Flat, the NAV is the balance: at hand without computing.
-      flat ? this.balanceDec : undefined,
+      flat ? this.balance.value : undefined,
     );
     this.changed = false;
   }
@@ -1169,25 +1173,41 @@ export class SimulationEngine {
    * balance and the positions' numbers are immutable values captured now, with the marks' ticks.
    */
   private exactSample(): () => ExactSample {
-    const balance = this.balanceDec;
+    const balance = this.balance;
     if (this.book.size === 0) {
-      this.flatSample ??= () => ({ balance, nav: balance, marginUsed: ZERO });
+      this.flatSample ??= () => ({
+        balance: balance.text,
+        nav: balance.text,
+        marginUsed: '0',
+        canonical: true,
+      });
       return this.flatSample;
     }
-    const valuation = this.book.capture();
-    return () => {
-      const value = valuation();
-      // As the account's equity: the exact balance plus the unrealized P&L.
-      const nav = new Dec(new Exact(balance).plus(value.unrealizedUsd));
-      return { balance, nav, marginUsed: this.margin.marginOf(value) };
-    };
+    const positions = this.book.capture();
+    return () => this.sampleOf(balance, positions);
   }
 
-  /** After the balance changed: its version, decimal and float follow. */
+  /**
+   * A kept point's exact values. As the account's equity, NAV is the exact balance plus the unrealized
+   * P&L. In scaled integers when every position allows it (USD, marked, a finite 1 / leverage), which
+   * gives the same numbers as the decimal path, written directly as text.
+   */
+  private sampleOf(balance: BalanceMoment, positions: CapturedPositions): ExactSample {
+    const scaled = positions.scaled();
+    const marginUsed = scaled && this.margin.marginTextOf(scaled);
+    if (scaled && marginUsed !== undefined) {
+      const nav = scaledText(add(balance.scaled, scaled.unrealizedUsd));
+      return { balance: balance.text, nav, marginUsed, canonical: true };
+    }
+    const value = positions.exact();
+    const nav = new Dec(new Exact(balance.value).plus(value.unrealizedUsd));
+    return { balance: balance.value, nav, marginUsed: this.margin.marginOf(value) };
+  }
+
+  /** After the balance changed: its version and values follow. */
   private afterBalanceChange(): void {
     this.balanceVersion += 1;
-    this.balanceDec = this.account.balance;
-    this.balanceApprox = this.balanceDec.toNumber();
+    this.balance = new BalanceMoment(this.account.balance);
     this.flatSample = undefined;
   }
 

@@ -13,6 +13,7 @@
 import { Dec, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY } from './currency.ts';
 import { Exact } from './exact.ts';
+import { type Scaled, scaledOf } from './scaled-decimal.ts';
 
 /** The gateway's Account resource (trading-gateway.md), decimals as canonical strings. */
 export interface AccountView {
@@ -49,6 +50,30 @@ export interface AccountOptions {
 export interface BookedFill {
   realizedPnlUsd: Dec;
   commissionUsd: Dec;
+}
+
+/**
+ * The balance at one moment, as the per-bar path needs it: the decimal and its float at once, the
+ * canonical text and the scaled integer only when a sampled point is valued (once per balance).
+ */
+export class BalanceMoment {
+  readonly approx: number;
+  private textCache: string | undefined;
+  private scaledCache: Scaled | undefined;
+
+  constructor(readonly value: Dec) {
+    this.approx = value.toNumber();
+  }
+
+  get text(): string {
+    this.textCache ??= toDecimalString(this.value);
+    return this.textCache;
+  }
+
+  get scaled(): Scaled {
+    this.scaledCache ??= scaledOf(this.value);
+    return this.scaledCache;
+  }
 }
 
 export class AccountingIdentityError extends Error {

@@ -12,9 +12,16 @@ import {
   wouldExceedMargin,
 } from '../models/margin.ts';
 import type { Side } from '../orders/order-types.ts';
-import type { PositionBook, PositionSnapshot, Valuation } from '../positions/position-book.ts';
+import type {
+  PositionBook,
+  PositionSnapshot,
+  ScaledValuation,
+  Valuation,
+} from '../positions/position-book.ts';
 import type { Account } from './account.ts';
 import type { CurrencyConverter } from './currency.ts';
+import { Exact } from './exact.ts';
+import { absolute, add, fitsDec, multiply, type Scaled, scaledOf, scaledText } from './scaled-decimal.ts';
 
 /**
  * The account's margin (docs/fills.md "Leverage and margin"): margin used, the free-margin check of a
@@ -84,7 +91,7 @@ export class MarginMonitor {
 
   /** Margin locked by open positions: notional in USD at the current price over the leverage. */
   marginUsed(): Dec {
-    return this.marginOf(this.options.book.capture()());
+    return this.marginOf(this.options.book.capture().exact());
   }
 
   marginOf(valuation: Valuation): Dec {
@@ -94,6 +101,37 @@ export class MarginMonitor {
     }
     return used;
   }
+
+  /**
+   * `marginOf` as canonical text from a scaled valuation: |notional| x (1 / leverage) per position,
+   * summed, when 1 / leverage is a finite decimal and every amount fits the 60 digits `Dec` would keep
+   * (then both give the same exact number); undefined otherwise, for the caller to take `marginOf`.
+   */
+  marginTextOf(valuation: ScaledValuation): string | undefined {
+    let used: Scaled | undefined;
+    for (const { symbol, notionalUsd } of valuation.notionals) {
+      const reciprocal = this.leverageReciprocal(symbol);
+      if (!reciprocal || !fitsDec(notionalUsd)) return undefined;
+      const margin = multiply(absolute(notionalUsd), reciprocal);
+      used = used === undefined ? margin : add(used, margin);
+      if (!fitsDec(margin) || !fitsDec(used)) return undefined;
+    }
+    return used === undefined ? '0' : scaledText(used);
+  }
+
+  /** 1 / the symbol's leverage as a scaled integer when it is a finite decimal (2 -> 0.5), else null. */
+  private leverageReciprocal(symbol: string): Scaled | null {
+    let reciprocal = this.reciprocals.get(symbol);
+    if (reciprocal === undefined) {
+      const leverage = this.options.leverageOf(symbol);
+      const quotient = new Dec(1).div(leverage);
+      reciprocal = new Exact(quotient).times(leverage).eq(1) ? scaledOf(quotient) : null;
+      this.reciprocals.set(symbol, reciprocal);
+    }
+    return reciprocal;
+  }
+
+  private readonly reciprocals = new Map<string, Scaled | null>();
 
   /** Float NAV and margin used of the open positions (pre-checks and sampling decisions). */
   approx(): { nav: number; marginUsd: number } {

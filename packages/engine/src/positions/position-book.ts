@@ -43,6 +43,7 @@
 import { Dec, ticksToDecimalString, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
 import { Exact, exactSum } from '../account/exact.ts';
+import { add, multiply, type Scaled, scaledOf, scaledTicks, subtract } from '../account/scaled-decimal.ts';
 import { TickQuote } from '../account/tick-quote.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
 import {
@@ -175,6 +176,7 @@ export interface PositionBookOptions {
 }
 
 const ZERO = new Exact(0);
+const sameAmount = (amount: Dec): Dec => amount;
 const directionOf = (side: PositionSide): TradeDirection => (side === 'LONG' ? 'Long' : 'Short');
 const isoTime = (ms: number): string => new Date(ms).toISOString();
 
@@ -216,26 +218,46 @@ class Position {
     const { units, openPrice: price } = lotDecimals(lot);
     this.quantity = this.quantity.plus(units);
     this.cost = this.cost.plus(units.times(price));
-    this.refreshApprox();
-  }
-
-  private refreshApprox(): void {
-    this.quantityApprox = this.quantity.toNumber();
-    this.costApprox = this.cost.toNumber();
+    this.totalsChanged();
   }
 
   /** Removes `units` of the first lot (whole or part) from the totals. */
   takeFromFirst(units: Dec, price: Dec): void {
     this.quantity = this.quantity.minus(units);
     this.cost = this.cost.minus(new Exact(units).times(price));
-    this.refreshApprox();
+    this.totalsChanged();
   }
+
+  /** Quantity and cost as scaled integers, made once per change of the totals. */
+  scaledTotals(): ScaledTotals {
+    this.scaled ??= { quantity: scaledOf(this.quantity), cost: scaledOf(this.cost) };
+    return this.scaled;
+  }
+
+  private scaled: ScaledTotals | undefined;
+
+  private totalsChanged(): void {
+    this.quantityApprox = this.quantity.toNumber();
+    this.costApprox = this.cost.toNumber();
+    this.scaled = undefined;
+  }
+}
+
+interface ScaledTotals {
+  quantity: Scaled;
+  cost: Scaled;
 }
 
 /** What the open positions are worth at a captured moment (USD). */
 export interface Valuation {
   unrealizedUsd: Dec;
   notionals: { symbol: string; notionalUsd: Dec }[];
+}
+
+/** `Valuation` as scaled integers (exact). */
+export interface ScaledValuation {
+  unrealizedUsd: Scaled;
+  notionals: { symbol: string; notionalUsd: Scaled }[];
 }
 
 interface CapturedPosition {
@@ -248,7 +270,46 @@ interface CapturedPosition {
   decimals: number;
   fallback: Dec | undefined;
   toUsd: (amount: Dec) => Dec;
+  /** The totals as scaled integers, for a USD position with a mark (no conversion, no fallback). */
+  scaled: ScaledTotals | undefined;
 }
+
+/**
+ * The open positions' numbers at one moment, to value exactly later (the sampler values only the
+ * points it keeps): decimal values are immutable, so keeping references is a copy, and the marks are
+ * the quotes' ticks. Both valuations compute exactly what `unrealizedPnlUsd` (and the margin's
+ * notionals) would have then; the scaled one, cheaper, exists when every position is in USD and marked.
+ */
+export class CapturedPositions {
+  constructor(private readonly parts: readonly CapturedPosition[]) {}
+
+  exact(): Valuation {
+    let unrealizedUsd: Dec = ZERO;
+    const notionals: { symbol: string; notionalUsd: Dec }[] = [];
+    for (const part of this.parts) {
+      const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
+      const pnl = unrealizedInQuote(part.long, part.quantity, part.cost, price);
+      unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
+      notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(new Dec(part.quantity).times(price)) });
+    }
+    return { unrealizedUsd: new Dec(unrealizedUsd), notionals };
+  }
+
+  scaled(): ScaledValuation | undefined {
+    let unrealizedUsd: Scaled = SCALED_ZERO;
+    const notionals: { symbol: string; notionalUsd: Scaled }[] = [];
+    for (const part of this.parts) {
+      if (!part.scaled) return undefined;
+      const value = multiply(part.scaled.quantity, scaledTicks(part.ticks, part.decimals));
+      const pnl = part.long ? subtract(value, part.scaled.cost) : subtract(part.scaled.cost, value);
+      unrealizedUsd = add(unrealizedUsd, pnl);
+      notionals.push({ symbol: part.symbol, notionalUsd: value });
+    }
+    return { unrealizedUsd, notionals };
+  }
+}
+
+const SCALED_ZERO: Scaled = { value: 0n, scale: 0 };
 
 /**
  * Unrealized P&L in the quote currency, exactly: current x quantity - cost for a long, cost - current x
@@ -582,15 +643,12 @@ export class PositionBook {
     return new Snapshot(p, this.currentPrice(p.symbol, p.side), this.converter.captureRate(p.currency));
   }
 
-  /**
-   * The open positions' numbers as they are now (decimal values are immutable, so this keeps
-   * references and the marks' ticks), to value them exactly later: the sampler values only the points
-   * it keeps. The valuation computes exactly what `unrealizedPnlUsd` (and the margin's notionals) would now.
-   */
-  capture(): () => Valuation {
+  /** The open positions' numbers and marks as they are now, to value them exactly later. */
+  capture(): CapturedPositions {
     const parts: CapturedPosition[] = [];
     for (const p of this.open.values()) {
       const quote = this.quotes.get(p.symbol);
+      const usd = p.currency === ACCOUNT_CURRENCY;
       parts.push({
         symbol: p.symbol,
         long: p.side === 'LONG',
@@ -599,20 +657,11 @@ export class PositionBook {
         ticks: quote ? (p.side === 'LONG' ? quote.bidTicks : quote.askTicks) : 0,
         decimals: quote ? quote.decimals : -1,
         fallback: quote ? undefined : this.currentPrice(p.symbol, p.side),
-        toUsd: this.converter.captureRate(p.currency),
+        toUsd: usd ? sameAmount : this.converter.captureRate(p.currency),
+        scaled: usd && quote ? p.scaledTotals() : undefined,
       });
     }
-    return () => {
-      let unrealizedUsd: Dec = ZERO;
-      const notionals: { symbol: string; notionalUsd: Dec }[] = [];
-      for (const part of parts) {
-        const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
-        const pnl = unrealizedInQuote(part.long, part.quantity, part.cost, price);
-        unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
-        notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(new Dec(part.quantity).times(price)) });
-      }
-      return { unrealizedUsd: new Dec(unrealizedUsd), notionals };
-    };
+    return new CapturedPositions(parts);
   }
 }
 

@@ -71,7 +71,7 @@ export interface MetricsInput {
   /** Timeseries file NAV, index-aligned with `timestamps`. */
   nav: readonly DecimalInput[];
   /** The same NAVs as decimals, when the caller has them (the sampler does): spares parsing `nav`. */
-  navValues?: readonly Dec[];
+  navValues?: readonly (Dec | undefined)[];
   /** Every lot, open and closed. */
   trades: readonly TradeLot[];
   initialCapital: DecimalInput;
@@ -98,6 +98,13 @@ function checkSeries(timestamps: readonly number[], nav: { length: number }): vo
   }
 }
 
+/** The NAVs as a checked `NavSeries` (the metrics pass theirs; a file's strings are read into one). */
+function seriesOf(timestamps: readonly number[], nav: readonly DecimalInput[] | NavSeries): NavSeries {
+  const series = nav instanceof NavSeries ? nav : new NavSeries(nav);
+  checkSeries(timestamps, series);
+  return series;
+}
+
 export interface DrawdownStats {
   /** Largest (peak - trough) / peak, as a fraction (x 100 for percent). */
   maxDrawdown: Dec;
@@ -114,8 +121,7 @@ export function drawdownStats(
   timestamps: readonly number[],
   nav: readonly DecimalInput[] | NavSeries,
 ): DrawdownStats {
-  const series = nav instanceof NavSeries ? nav : new NavSeries(nav);
-  checkSeries(timestamps, series);
+  const series = seriesOf(timestamps, nav);
   let peak = 0;
   let peakPositive = series.float(0) > 0 || series.at(0).gt(0);
   let peakTime = timestamps[0] as number;
@@ -182,8 +188,7 @@ export function dailyCloses(
   timestamps: readonly number[],
   nav: readonly DecimalInput[] | NavSeries,
 ): DailyCloses {
-  const series = nav instanceof NavSeries ? nav : new NavSeries(nav);
-  checkSeries(timestamps, series);
+  const series = seriesOf(timestamps, nav);
   const first = Math.ceil((timestamps[0] as number) / DAY_MS) * DAY_MS;
   const last = Math.ceil((timestamps[timestamps.length - 1] as number) / DAY_MS) * DAY_MS;
   const times: number[] = [];

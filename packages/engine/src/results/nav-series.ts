@@ -10,25 +10,19 @@ import type { DecimalInput } from './trade-lot.ts';
  */
 export class NavSeries {
   private readonly approx: Float64Array;
-  /** The caller's decimals, or those parsed so far. */
-  private readonly exact: readonly (Dec | undefined)[];
-  private readonly parsed: (Dec | undefined)[] | undefined;
+  /** The caller's decimals and those parsed so far. */
+  private readonly exact: (Dec | undefined)[];
 
   constructor(
     private readonly nav: readonly DecimalInput[],
-    decimals?: readonly Dec[],
+    decimals?: readonly (Dec | undefined)[],
   ) {
     this.approx = new Float64Array(nav.length);
     for (let i = 0; i < nav.length; i++) {
       const value = nav[i] as DecimalInput;
       this.approx[i] = typeof value === 'string' ? approximate(value) : value.toNumber();
     }
-    if (decimals && decimals.length === nav.length) {
-      this.exact = decimals;
-    } else {
-      this.parsed = new Array(nav.length);
-      this.exact = this.parsed;
-    }
+    this.exact = decimals && decimals.length === nav.length ? [...decimals] : new Array(nav.length);
   }
 
   get length(): number {
@@ -45,7 +39,7 @@ export class NavSeries {
     let value = this.exact[i];
     if (value === undefined) {
       value = new Dec(this.nav[i] as DecimalInput);
-      (this.parsed as (Dec | undefined)[])[i] = value;
+      this.exact[i] = value;
     }
     return value;
   }

@@ -126,7 +126,7 @@ export interface RunResultInput {
    * The timeseries NAVs as decimals (the sampler keeps them), so the metrics need not parse the file's
    * strings back; they are the same values.
    */
-  navValues?: readonly Dec[];
+  navValues?: readonly (Dec | undefined)[];
   /** Every lot, open and closed, in any order. */
   trades: readonly TradeLot[];
 }
@@ -137,7 +137,8 @@ export function buildResultFiles(input: RunResultInput): ResultFiles & { metrics
   const trades = buildTradesFile(input.trades);
   const metrics = computeMetrics({
     timestamps: timeseries.timestamps,
-    nav: input.navValues ?? timeseries.nav,
+    nav: timeseries.nav,
+    ...(input.navValues && { navValues: input.navValues }),
     trades: trades.trades,
     initialCapital: input.initialCapital,
     startTime: input.startTime,

@@ -101,12 +101,18 @@ export interface ExactSample {
   balance: DecimalInput;
   nav: DecimalInput;
   marginUsed: DecimalInput;
+  /**
+   * The three are canonical decimal strings already (the engine's scaled valuation writes them): they
+   * are used as they are, and NAV is parsed only if a comparison needs its decimal.
+   */
+  canonical?: boolean;
 }
 
 interface Values {
-  balance: Dec;
+  /** Decimals of the texts when at hand (else made on demand from them). */
+  balance: Dec | undefined;
   units: string;
-  nav: Dec;
+  nav: Dec | undefined;
   navText: string;
   marginUsed: string;
 }
@@ -127,6 +133,15 @@ function crossesBoundary(a: number, b: number, step: number): boolean {
 }
 
 function valuesOf(sample: ExactSample): Values {
+  if (sample.canonical) {
+    return {
+      balance: typeof sample.balance === 'string' ? undefined : sample.balance,
+      units: sample.balance as string,
+      nav: typeof sample.nav === 'string' ? undefined : sample.nav,
+      navText: sample.nav as string,
+      marginUsed: sample.marginUsed as string,
+    };
+  }
   const balance = new Dec(sample.balance);
   const nav = new Dec(sample.nav);
   return {
@@ -138,14 +153,24 @@ function valuesOf(sample: ExactSample): Values {
   };
 }
 
+function navOfValues(values: Values): Dec {
+  values.nav ??= new Dec(values.navText);
+  return values.nav;
+}
+
+function balanceOf(values: Values): Dec {
+  values.balance ??= new Dec(values.units);
+  return values.balance;
+}
+
 /** Relative tolerance under which two float NAVs are compared exactly instead. */
 const TIE_TOLERANCE = 1e-9;
 
 export class TimeseriesSampler {
   readonly gridStepMs: number;
   private readonly out: TimeseriesFile = { timestamps: [], units: [], nav: [], margin_used: [] };
-  /** The written points' NAVs as decimals, index-aligned with `out.nav` (the metrics read them). */
-  private readonly navDecimals: Dec[] = [];
+  /** The written points' NAVs as decimals when made, index-aligned with `out.nav` (the metrics read them). */
+  private readonly navDecimals: (Dec | undefined)[] = [];
   /** The last offered point, not yet written: whether it is kept depends on the next one. */
   private held: Held;
   /** The points at the NAV peak and at the current drawdown's trough (always kept points). */
@@ -183,14 +208,14 @@ export class TimeseriesSampler {
   offer(point: SamplePoint): void {
     const values = valuesOf(point);
     const prev = this.held;
-    const sameBalance = prev.values?.balance.eq(values.balance) === true;
+    const sameBalance = prev.values !== undefined && balanceOf(prev.values).eq(balanceOf(values));
     this.offerPoint({
       time: point.time,
-      navApprox: values.nav.toNumber(),
+      navApprox: navOfValues(values).toNumber(),
       balanceVersion: sameBalance ? prev.balanceVersion : prev.balanceVersion + 1,
       exact: undefined,
       values,
-      nav: values.nav,
+      nav: navOfValues(values),
       keep: point.changed === true,
     });
   }
@@ -298,7 +323,7 @@ export class TimeseriesSampler {
   }
 
   private navOf(point: Held): Dec {
-    point.nav ??= this.valuesOfPoint(point).nav;
+    point.nav ??= navOfValues(this.valuesOfPoint(point));
     return point.nav;
   }
 
@@ -319,8 +344,11 @@ export class TimeseriesSampler {
     return this.out;
   }
 
-  /** The NAVs of the points written so far as decimals, index-aligned with the file's `nav`. */
-  navValues(): readonly Dec[] {
+  /**
+   * The NAVs of the points written so far as decimals where the sampler made them (undefined where it
+   * kept only the text), index-aligned with the file's `nav`.
+   */
+  navValues(): readonly (Dec | undefined)[] {
     return this.navDecimals;
   }
 
