@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { createExecutor } from '../executors/create-executor.ts';
@@ -37,11 +39,34 @@ export interface WorkerSetup {
   limits?: Partial<RunLimits>;
 }
 
+/**
+ * Where the local executor unpacks images: `<dataDir>/images`, unless a folder above the data dir is
+ * closed to other users (a data dir under root's home, mode 700) while strategies run as an unprivileged
+ * user (a worker running as root): then a folder of its own under the system temp dir, so that
+ * `npm start` works from any checkout.
+ */
+export function imageCacheDir(dataDir: string, log?: FastifyBaseLogger): string {
+  const preferred = join(dataDir, 'images');
+  if (process.getuid?.() !== 0) return preferred;
+  for (let path = resolve(dataDir); ; path = dirname(path)) {
+    const info = existsSync(path) ? statSync(path) : undefined;
+    if (info && (info.mode & 0o001) === 0) {
+      const fallback = join(
+        tmpdir(),
+        `hindsight-images-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`,
+      );
+      log?.info(`${path} is closed to other users, so images are unpacked in ${fallback}`);
+      return fallback;
+    }
+    if (dirname(path) === path) return preferred;
+  }
+}
+
 /** Builds a worker with the configured executor and starts it claiming scenarios. */
 export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
   const { ctx, runner, log } = setup;
   const executor = createExecutor(runner.executor, {
-    cacheDir: join(setup.dataDir, 'images'),
+    cacheDir: imageCacheDir(setup.dataDir, log),
     log: {
       info: (message: string) => log.info(message),
       warn: (message: string) => log.warn(message),

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { bin, cleanEnv, dataDir, run, start, stop } from './support/cli-process.ts';
+
+/**
+ * The README's path for a newcomer, with the real commands: `hindsight start`, a strategy through the
+ * API, the Python starter pushed with `hindsight versions push`, a scenario, its metrics. Then the same
+ * with the platform on PostgreSQL and the scenario run by a separate `hindsight worker`.
+ */
+const example = fileURLToPath(new URL('../../../examples/sma-crossover-python', import.meta.url));
+const scenarioBody = (strategyVersionId: string) => ({
+  strategyVersionId,
+  subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+  startTime: '2024-01-02T00:00:00Z',
+  endTime: '2024-01-03T00:00:00Z',
+});
+
+function client(url: string, key: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads response bodies loosely.
+    return { status: response.status, body: (await response.json()) as any };
+  };
+}
+
+async function runScenario(url: string, key: string, extraEnv: Record<string, string> = {}) {
+  const api = client(url, key);
+  const strategyId = (await api('POST', '/v1/strategies', { name: 'SMA crossover' })).body.data.strategyId;
+  const pushed = await run(
+    ['versions', 'push', '--strategy', strategyId, example, '--cmd', 'python3 main.py', '--label', 'v1'],
+    { HINDSIGHT_URL: url, HINDSIGHT_API_KEY: key, ...extraEnv },
+  );
+  assert.equal(pushed.code, 0, pushed.stderr);
+  const versionId = /Pushed version (\S+) /.exec(pushed.stdout)?.[1] ?? '';
+  const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, scenarioBody(versionId));
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.data.scenarioId;
+  const deadline = Date.now() + 120_000;
+  let scenario = created.body.data;
+  while (!['COMPLETE', 'FAILED', 'CANCELLED'].includes(scenario.state) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    scenario = (await api('GET', `/v1/scenarios/${id}`)).body.data;
+  }
+  assert.equal(scenario.state, 'COMPLETE', JSON.stringify(scenario));
+  const metrics = await api('GET', `/v1/strategies/${strategyId}/scenarios/${id}/metrics`);
+  assert.equal(metrics.status, 200);
+  assert.ok(metrics.body.data.totalTrades > 0, 'the starter traded');
+  return scenario;
+}
+
+describe('scenarios from the command line', () => {
+  describe('npm start, then the README commands', () => {
+    let child: ChildProcess | undefined;
+    let url = '';
+    let key = '';
+    before(async () => {
+      const started = await start({ HINDSIGHT_DATA_DIR: dataDir() });
+      child = started.child;
+      url = /running at (http:\/\/\S+) /.exec(started.banner)?.[1] ?? '';
+      key = /API key:\s+(\S+)/.exec(started.banner)?.[1] ?? '';
+    });
+    after(async () => {
+      if (child) await stop(child);
+    });
+
+    it('runs the Python starter pushed with `hindsight versions push` and serves its metrics', async () => {
+      await runScenario(url, key);
+    });
+  });
+
+  describe('hindsight worker', () => {
+    it('refuses to run on the embedded store, naming DATABASE_URL', async () => {
+      const refused = await run(['worker'], { HINDSIGHT_DATA_DIR: dataDir() });
+      assert.equal(refused.code, 2, 'a settings error');
+      assert.match(refused.stderr, /^hindsight: DATABASE_URL: a worker of its own needs the PostgreSQL server/);
+    });
+
+    it('runs the scenarios of a platform on PostgreSQL that runs no worker itself', async () => {
+      const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+      const name = `hindsight_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: server });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      const database = new URL(server);
+      database.pathname = `/${name}`;
+      const dir = dataDir();
+      const shared = { HINDSIGHT_DATA_DIR: dir, DATABASE_URL: database.toString() };
+      let platform: ChildProcess | undefined;
+      let worker: ChildProcess | undefined;
+      try {
+        const started = await start({ ...shared, HINDSIGHT_WORKERS: '0' });
+        platform = started.child;
+        const url = /running at (http:\/\/\S+) /.exec(started.banner)?.[1] ?? '';
+        const key = /API key:\s+(\S+)/.exec(started.banner)?.[1] ?? '';
+        worker = spawn(process.execPath, [bin, 'worker', '--concurrency', '1'], {
+          env: { ...cleanEnv, ...shared, HINDSIGHT_REGISTRY_URL: url, HINDSIGHT_LOG_LEVEL: 'warn' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        const banner = await new Promise<string>((resolve) => {
+          let out = '';
+          worker?.stdout?.on('data', (chunk) => {
+            out += chunk;
+            if (out.includes('claiming')) resolve(out);
+          });
+        });
+        assert.match(banner, /worker .* is claiming scenarios \(executor local, 1 at once\)/);
+        const scenario = await runScenario(url, key);
+        assert.ok(scenario.manifest.engineVersion);
+      } finally {
+        if (worker) await stop(worker);
+        if (platform) await stop(platform);
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
+    });
+  });
+});
