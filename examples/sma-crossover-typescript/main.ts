@@ -10,9 +10,10 @@
  *   PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on REST calls and on the WebSocket upgrade
  *   PLATFORM_SUBSCRIPTIONS    JSON array of {instrument, events}; the first one with candle_1m is traded
  *
- * Runs on Node 20 (global fetch) with the `ws` package.
+ * Runs on Node 20 with the `ws` package.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 
@@ -110,9 +111,14 @@ class GatewayError extends Error {
   }
 }
 
-/** The REST side of the trading gateway; this strategy only submits orders. */
+/**
+ * The REST side of the trading gateway; this strategy only submits orders. Requests go over one
+ * kept-alive connection with `node:http`: a backtest places thousands of orders, and Node 20's
+ * `fetch` costs several times more per request.
+ */
 class Gateway {
   private readonly headers: Record<string, string>;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
   constructor(
     private readonly restUrl: string,
@@ -122,25 +128,45 @@ class Gateway {
     if (apiKey) this.headers['x-api-key'] = apiKey;
   }
 
-  private async post<T>(path: string, body: unknown): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(this.restUrl + path, {
-        method: 'POST',
-        headers: this.headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw new GatewayError(undefined, 'NETWORK_ERROR', String(error));
-    }
-    const payload = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const { code, message, details } = payload as { code?: string; message?: string; details?: object };
-      const status = response.status;
-      throw new GatewayError(status, code ?? `HTTP_${status}`, message ?? response.statusText, details);
-    }
-    return payload as T;
+  private post<T>(path: string, body: unknown): Promise<T> {
+    const json = JSON.stringify(body);
+    const headers = { ...this.headers, 'content-length': String(Buffer.byteLength(json)) };
+    return new Promise((resolve, reject) => {
+      const networkError = (error: Error) =>
+        reject(new GatewayError(undefined, 'NETWORK_ERROR', String(error)));
+      const request = http.request(
+        this.restUrl + path,
+        { method: 'POST', headers, agent: this.agent, timeout: REQUEST_TIMEOUT_MS },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('error', networkError);
+          response.on('end', () => {
+            let payload: { code?: string; message?: string; details?: object } = {};
+            try {
+              payload = JSON.parse(text);
+            } catch {}
+            const status = response.statusCode ?? 0;
+            if (status >= 200 && status < 300) return resolve(payload as T);
+            const { code, message, details } = payload;
+            reject(
+              new GatewayError(
+                status,
+                code ?? `HTTP_${status}`,
+                message ?? `${response.statusMessage}`,
+                details,
+              ),
+            );
+          });
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+      request.on('error', networkError);
+      request.end(json);
+    });
   }
 
   /**
@@ -186,21 +212,21 @@ class SmaCrossover {
     private readonly quantity: string,
   ) {}
 
-  async onBar(bar: Bar): Promise<void> {
+  /** Updates the SMAs; on a crossover, returns the orders' promise (most bars place none: undefined). */
+  onBar(bar: Bar): Promise<void> | undefined {
     if (bar.symbol !== this.symbol || bar.timeframe !== TIMEFRAME) return;
     this.closes.push(Number(bar.close));
     if (this.closes.length > SLOW_PERIOD) this.closes.shift();
     if (this.closes.length < SLOW_PERIOD) return;
-    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-    const fast = mean(this.closes.slice(-FAST_PERIOD));
-    const slow = mean(this.closes);
+    const fast = mean(this.closes, FAST_PERIOD);
+    const slow = mean(this.closes, SLOW_PERIOD);
     const side = Math.sign(fast - slow);
     if (side === 0) return; // touching is not crossing
     const crossed = this.sideOfSlow !== 0 && side !== this.sideOfSlow;
     this.sideOfSlow = side;
     if (!crossed) return;
     console.log(`${side > 0 ? 'golden' : 'death'} cross at ${bar.timestamp}: fast ${fast}, slow ${slow}`);
-    await this.moveTo(side > 0 ? 'long' : 'short');
+    return this.moveTo(side > 0 ? 'long' : 'short');
   }
 
   /** One order per step: a reversal first closes the position, then opens the new one. */
@@ -220,6 +246,13 @@ class SmaCrossover {
       this.position = step;
     }
   }
+}
+
+/** The mean of the last `count` values, summed oldest first. */
+function mean(values: number[], count: number): number {
+  let sum = 0;
+  for (let i = values.length - count; i < values.length; i++) sum += values[i] as number;
+  return sum / count;
 }
 
 function eventAck(processed: string[], lastSeq: number): string {
@@ -245,67 +278,78 @@ function main(): void {
 
   const ws = new WebSocket(config.wsUrl, {
     headers: config.apiKey ? { 'X-API-Key': config.apiKey } : {},
+    perMessageDeflate: false, // small JSON events: compressing them costs more than it saves
   });
   let finished = false;
+  const fail = (error: unknown) => {
+    console.error('failed to handle a gateway message:', error);
+    finished = true;
+    process.exitCode = 1;
+    ws.close(1011);
+  };
 
-  /** Handles one message (one event, or a JSON array of them) and acknowledges what it carried. */
-  const handle = async (data: string): Promise<void> => {
-    const payload = JSON.parse(data) as GatewayEvent | GatewayEvent[];
+  /** Handles one event; returns a promise only when it places orders. */
+  const handle = (event: GatewayEvent): Promise<void> | undefined => {
+    if (event.type === 'candle' && event.bar) return strategy.onBar(event.bar);
+    if (event.type === 'connection' && event.event === 'DISCONNECTING') {
+      console.log('the gateway is disconnecting: the run is over');
+      finished = true;
+      ws.close(1000);
+    } else if (
+      event.type === 'order' &&
+      (event.event === 'ORDER_REJECTED' || event.event === 'ORDER_EXPIRED')
+    ) {
+      console.warn(`order ${event.order?.id}: ${event.event} ${event.order?.reject_reason ?? ''}`);
+    } else if (event.type === 'error') {
+      console.warn(`gateway error ${event.code}: ${event.message}`);
+    }
+  };
+
+  // Events are handled strictly in order, each after the previous one (and its orders) is done.
+  // What arrives meanwhile waits in the inbox; once it is empty, one acknowledgment covers every
+  // event handled (its last_seq), since a backtest holds its simulated clock until it arrives.
+  const inbox: GatewayEvent[] = [];
+  let handling = false;
+  const handleInbox = async () => {
+    handling = true;
     const processed: string[] = [];
     let lastSeq = 0;
-    for (const event of Array.isArray(payload) ? payload : [payload]) {
-      if (event.type === 'ping') {
-        ws.send(JSON.stringify({ type: 'pong' }));
-        continue;
-      }
-      if (event.type === 'connection' && event.event === 'DISCONNECTING') {
-        console.log('the gateway is disconnecting: the run is over');
-        finished = true;
-        ws.close(1000);
-        return;
-      }
-      if (event.type === 'candle' && event.bar) {
-        await strategy.onBar(event.bar);
-      } else if (
-        event.type === 'order' &&
-        (event.event === 'ORDER_REJECTED' || event.event === 'ORDER_EXPIRED')
-      ) {
-        console.warn(`order ${event.order?.id}: ${event.event} ${event.order?.reject_reason ?? ''}`);
-      } else if (event.type === 'error') {
-        console.warn(`gateway error ${event.code}: ${event.message}`);
-      }
+    while (inbox.length > 0 && !finished) {
+      const event = inbox.shift() as GatewayEvent;
+      const orders = handle(event);
+      if (orders) await orders;
       if (event.seq !== undefined) {
         processed.push(`${event.type}:${event.seq}`);
         lastSeq = event.seq;
       }
     }
-    // A backtest holds its simulated clock until this acknowledgment arrives.
+    handling = false;
     if (processed.length > 0 && ws.readyState === WebSocket.OPEN) ws.send(eventAck(processed, lastSeq));
   };
 
-  // Messages are handled strictly in order, each after the previous one (and its orders) is done.
-  let queue = Promise.resolve();
   ws.on('message', (data) => {
-    queue = queue
-      .then(() => (finished ? undefined : handle(data.toString())))
-      .catch((error) => {
-        console.error('failed to handle a gateway message:', error);
-        finished = true;
-        process.exitCode = 1;
-        ws.close(1011);
-      });
+    let event: GatewayEvent; // each message is one event
+    try {
+      event = JSON.parse(data.toString());
+    } catch (error) {
+      return fail(error);
+    }
+    if (event.type === 'ping') {
+      ws.send('{"type":"pong"}');
+      return;
+    }
+    inbox.push(event);
+    if (!handling) handleInbox().catch(fail);
   });
   ws.on('error', (error) => console.error('WebSocket error:', error.message));
   ws.on('close', (code) => {
-    void queue.then(() => {
-      if (process.exitCode !== undefined) return; // a failed message already decided it
-      if (finished || code === 1000) {
-        process.exitCode = 0;
-      } else {
-        console.error(`the connection to the gateway was lost (close code ${code})`);
-        process.exitCode = 1;
-      }
-    });
+    if (process.exitCode !== undefined) return; // a failed message already decided it
+    if (finished || code === 1000) {
+      process.exitCode = 0;
+    } else {
+      console.error(`the connection to the gateway was lost (close code ${code})`);
+      process.exitCode = 1;
+    }
   });
 }
 
