@@ -11,6 +11,7 @@ import {
   startPlatform,
 } from '@hindsight/platform';
 import autocannon from 'autocannon';
+import { run as runScenarios } from './scenarios.ts';
 
 /** Management API throughput on the embedded store: public catalog, an authenticated list, a validated write. */
 const DURATION_SECONDS = 5;
@@ -99,4 +100,5 @@ export async function run(): Promise<void> {
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  await runScenarios();
 }

@@ -102,8 +102,17 @@ export async function runScenario(
   let gateway: RunningGateway | undefined;
   let strategy: StrategyProcess | undefined;
   let outcome: { kind: 'complete'; end: RunEnd } | { kind: 'failed'; failure: RunFailure } | undefined;
+  // Where the worker's time goes, phase by phase (logged at the end: the platform's overhead per run).
+  const phases: Record<string, number> = {};
+  let last = performance.now();
+  const mark = (phase: string) => {
+    const now = performance.now();
+    phases[phase] = Math.round(now - last);
+    last = now;
+  };
   try {
     const { simulation, manifest } = await resolveRun(deps, scenario);
+    mark('resolved');
     await deps.scenarios.recordManifest(id, workerId, manifest);
     prepared = await deps.executor.prepare({
       scenarioId: id,
@@ -116,6 +125,7 @@ export async function runScenario(
       },
       signal,
     });
+    mark('prepared');
     if (signal.aborted) return;
 
     let connected!: () => void;
@@ -135,12 +145,14 @@ export async function runScenario(
       writeResults: false,
       logDestination: gatewayLog(log.child({ scenarioId: id, part: 'gateway' })),
     });
+    mark('gateway');
     const port = Number(new URL(gateway.url).port);
     strategy = await prepared.start({
       env: strategyEnvironment(id, scenario, { host: prepared.gatewayAdvertisedHost, port, apiKey }),
       stdout: stdout.write,
       stderr: stderr.write,
     });
+    mark('started');
     const exited = strategy.exited;
 
     const first = await Promise.race([
@@ -157,6 +169,7 @@ export async function runScenario(
       );
     }
     if (first !== 'connected') throw strategyExitFailure(first, 'before connecting to its gateway', stderr);
+    mark('connected');
     if (!(await deps.scenarios.markRunning(id, workerId, manifest))) return;
 
     const done = gateway.done.then((end) => ({ end }));
@@ -171,10 +184,12 @@ export async function runScenario(
       else throw strategyExitFailure(second, 'before the backtest ended', stderr);
     }
     if (end.outcome.kind === 'failed') throw new RunFailure(end.outcome.errorType, end.outcome.message);
+    mark('replayed');
     outcome = { kind: 'complete', end };
     // Decision 19b: the strategy may exit by itself after the end; later it is stopped, and its exit
     // code no longer matters.
     await Promise.race([exited, sleep(limits.exitGraceMs)]);
+    mark('exited');
   } catch (error) {
     if (signal.aborted) return;
     outcome = { kind: 'failed', failure: asRunFailure(error) };
@@ -185,11 +200,14 @@ export async function runScenario(
       ?.release()
       .catch((error: Error) => log.warn({ scenarioId: id, err: error }, 'release failed'));
     await saveLogs(deps, id, stdout, stderr);
+    mark('cleaned');
   }
   if (outcome?.kind === 'complete') await recordCompletion(deps, scenario, workerId, outcome.end);
   else if (outcome?.kind === 'failed') {
     await deps.scenarios.fail(id, workerId, outcome.failure.errorType, outcome.failure.message);
   }
+  mark('recorded');
+  log.info({ scenarioId: id, outcome: outcome?.kind ?? 'stopped', phasesMs: phases }, 'scenario run ended');
 }
 
 /** The simulation's view of the scenario and the manifest that pins it; refusals are platform faults. */
