@@ -1,5 +1,6 @@
 export { acquireDirectoryLock, DataDirLockedError } from './db/data-dir-lock.ts';
 export { type Database, openDatabase, type StorageTarget } from './db/database.ts';
+export * from './executors/index.ts';
 export { buildServer } from './http/server.ts';
 export { marketDir, openMarketStore } from './market/market-store.ts';
 export {

@@ -149,6 +149,7 @@ export async function runScenario(
     const port = Number(new URL(gateway.url).port);
     strategy = await prepared.start({
       env: strategyEnvironment(id, scenario, { host: prepared.gatewayAdvertisedHost, port, apiKey }),
+      gatewayPort: port,
       stdout: stdout.write,
       stderr: stderr.write,
     });
