@@ -74,16 +74,52 @@ export const TRADE_PRICE_COLUMNS = ['open', 'high', 'low', 'close'] as const;
 export function ticksToDecimalString(ticks: number, decimals: number): string {
   if (ticks === 0) return '0';
   const negative = ticks < 0;
-  let digits = String(negative ? -ticks : ticks);
-  if (decimals === 0) return negative ? `-${digits}` : digits;
+  const abs = negative ? -ticks : ticks;
+  if (decimals === 0) return negative ? `-${abs}` : String(abs);
+  // On the replay's hot path (every candle price read): the whole and fractional parts are split
+  // with integer arithmetic, exact below 2^53, so that each is a small integer written by V8's fast
+  // path; the digits of one large number are handled as text otherwise.
+  const unit = POWERS_OF_TEN[decimals];
+  const text =
+    unit !== undefined && abs <= Number.MAX_SAFE_INTEGER
+      ? splitText(abs, decimals, unit)
+      : digitText(abs, decimals);
+  return negative ? `-${text}` : text;
+}
+
+const POWERS_OF_TEN: readonly number[] = Array.from({ length: 16 }, (_, i) => 10 ** i);
+const ZEROS: readonly string[] = Array.from({ length: 16 }, (_, i) => '0'.repeat(i));
+
+function splitText(abs: number, decimals: number, unit: number): string {
+  let whole = Math.floor(abs / unit);
+  // whole x unit is an integer at most abs, so exact; the quotient may have rounded across an integer.
+  let fraction = abs - whole * unit;
+  if (fraction < 0) {
+    whole -= 1;
+    fraction += unit;
+  } else if (fraction >= unit) {
+    whole += 1;
+    fraction -= unit;
+  }
+  if (fraction === 0) return String(whole);
+  let width = decimals;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    width--;
+  }
+  const digits = String(fraction);
+  return `${whole}.${ZEROS[width - digits.length] ?? ''}${digits}`;
+}
+
+function digitText(abs: number, decimals: number): string {
+  let digits = String(abs);
   if (digits.length <= decimals) digits = '0'.repeat(decimals + 1 - digits.length) + digits;
-  // Trailing zeros of the fraction go (on the replay's hot path, without a regular expression).
+  // Trailing zeros of the fraction go.
   const point = digits.length - decimals;
   let end = digits.length;
   while (end > point && digits.charCodeAt(end - 1) === 48) end--;
   const whole = digits.slice(0, point);
-  const text = end > point ? `${whole}.${digits.slice(point, end)}` : whole;
-  return negative ? `-${text}` : text;
+  return end > point ? `${whole}.${digits.slice(point, end)}` : whole;
 }
 
 /**
