@@ -37,11 +37,11 @@ import {
   type Trade,
 } from './orders/order-types.ts';
 import {
+  lazyWireOrder,
   newOrderRecord,
   type OrderRecord,
   remainingQuantity,
   toOrderHandle,
-  toWireOrder,
   withFill,
   withStatus,
 } from './orders/order-view.ts';
@@ -1398,11 +1398,18 @@ export class SimulationEngine {
 
   private emitOrder(event: string, order: OrderRecord): void {
     const state = this.bySymbol.get(order.symbol);
-    const wire: EngineEvent = { type: 'order', event, order: toWireOrder(order), timestamp: iso(this.stamp) };
+    if (!state?.updates.has('order_update')) return;
+    // The order's strings are written when the event is read or serialised.
+    const wire: EngineEvent = {
+      type: 'order',
+      event,
+      order: lazyWireOrder(order),
+      timestamp: iso(this.stamp),
+    };
     // The event names the entry while the engine tracks the exit leg it placed (trading-gateway.md).
     if (order.parent_order_id !== null && this.links.isLeg(order.id))
       wire.parent_order_id = order.parent_order_id;
-    if (state) this.emit(state, 'order_update', wire);
+    this.outbox.push(wire);
   }
 
   private emitAccount(at: number): void {
@@ -1413,10 +1420,6 @@ export class SimulationEngine {
       account: this.accountView(),
       timestamp: iso(at),
     });
-  }
-
-  private emit(state: InstrumentState, kind: UpdateKind, event: EngineEvent): void {
-    if (state.updates.has(kind)) this.outbox.push(event);
   }
 
   private emitCandle(candle: Candle): void {

@@ -1,4 +1,5 @@
 import { Dec, toDecimalString } from '@hindsight/core';
+import { type EveryKey, lazyView } from './lazy-view.ts';
 import type { ParsedOrderRequest } from './order-request.ts';
 import { assertTransition, type OrderStatus } from './order-states.ts';
 import type {
@@ -232,6 +233,42 @@ export function toWireOrder(order: OrderRecord): Order {
     updated_at: isoTime(order.updated_at),
   };
 }
+
+/** Every field of the wire Order, in `toWireOrder`'s order (the compiler checks none is missing). */
+const WIRE_ORDER_KEYS = [
+  'id',
+  'symbol',
+  'side',
+  'order_type',
+  'quantity',
+  'filled_quantity',
+  'remaining_quantity',
+  'average_fill_price',
+  'status',
+  'time_in_force',
+  'limit_price',
+  'stop_price',
+  'stop_loss',
+  'take_profit',
+  'client_order_id',
+  'correlation_id',
+  'reject_reason',
+  'trailing_distance',
+  'trailing_type',
+  'display_quantity',
+  'oco_group_id',
+  'position_id',
+  'parent_order_id',
+  'reduce_only',
+  'post_only',
+  'hidden',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof Order)[];
+export const WIRE_ORDER_KEYS_COMPLETE: EveryKey<Order, typeof WIRE_ORDER_KEYS> = true;
+
+/** The wire Order of a record, written when first read or serialised (what order events carry). */
+export const lazyWireOrder: (order: OrderRecord) => Order = lazyView(WIRE_ORDER_KEYS, toWireOrder);
 
 /** The handle `POST /v1/orders` and position closes answer with. */
 export function toOrderHandle(order: Pick<OrderRecord, 'id' | 'status' | 'client_order_id'>): OrderHandle {
