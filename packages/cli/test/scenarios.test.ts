@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -56,7 +60,69 @@ async function runScenario(url: string, key: string, extraEnv: Record<string, st
   return scenario;
 }
 
+const SLOW_ACKS = `
+import asyncio, json, os, websockets
+async def main():
+    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
+    try:
+        ws = await websockets.connect(os.environ["PROXY_WS_URL"], additional_headers=headers)
+    except TypeError:
+        ws = await websockets.connect(os.environ["PROXY_WS_URL"], extra_headers=headers)
+    async for message in ws:
+        events = json.loads(message)
+        events = events if isinstance(events, list) else [events]
+        seqs = [e["seq"] for e in events if "seq" in e]
+        if seqs:
+            await asyncio.sleep(0.05)
+            await ws.send(json.dumps({"type": "event_ack", "last_seq": seqs[-1]}))
+asyncio.run(main())
+`;
+
 describe('scenarios from the command line', () => {
+  it('fails, at the next start, a scenario left RUNNING by a platform that was killed (embedded store)', async () => {
+    const dir = dataDir();
+    const first = await start({ HINDSIGHT_DATA_DIR: dir });
+    const url = /running at (http:\/\/\S+) /.exec(first.banner)?.[1] ?? '';
+    const key = /API key:\s+(\S+)/.exec(first.banner)?.[1] ?? '';
+    const api = client(url, key);
+    const strategyId = (await api('POST', '/v1/strategies', { name: 'slow' })).body.data.strategyId;
+    const folder = mkdtempSync(join(tmpdir(), 'hindsight-slow-'));
+    writeFileSync(join(folder, 'main.py'), SLOW_ACKS);
+    const pushed = await run(
+      ['versions', 'push', '--strategy', strategyId, folder, '--cmd', 'python3 main.py'],
+      {
+        HINDSIGHT_URL: url,
+        HINDSIGHT_API_KEY: key,
+      },
+    );
+    assert.equal(pushed.code, 0, pushed.stderr);
+    const versionId = /Pushed version (\S+) /.exec(pushed.stdout)?.[1] ?? '';
+    const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, {
+      ...scenarioBody(versionId),
+      endTime: '2024-02-01T00:00:00Z',
+    });
+    const id = created.body.data.scenarioId;
+    const deadline = Date.now() + 60_000;
+    while ((await api('GET', `/v1/scenarios/${id}`)).body.data.state !== 'RUNNING') {
+      assert.ok(Date.now() < deadline, 'the scenario started');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const killed = once(first.child, 'exit');
+    first.child.removeAllListeners('close');
+    first.child.kill('SIGKILL');
+    await killed;
+    const second = await start({ HINDSIGHT_DATA_DIR: dir });
+    try {
+      const secondUrl = /running at (http:\/\/\S+) /.exec(second.banner)?.[1] ?? '';
+      const secondKey = /API key:\s+(\S+)/.exec(second.banner)?.[1] ?? '';
+      const scenario = (await client(secondUrl, secondKey)('GET', `/v1/scenarios/${id}`)).body.data;
+      assert.equal(scenario.state, 'FAILED', 'failed at start, before anything else could see it running');
+      assert.equal(scenario.errorType, 'platform');
+    } finally {
+      await stop(second.child);
+    }
+  });
+
   describe('npm start, then the README commands', () => {
     let child: ChildProcess | undefined;
     let url = '';
@@ -80,7 +146,10 @@ describe('scenarios from the command line', () => {
     it('refuses to run on the embedded store, naming DATABASE_URL', async () => {
       const refused = await run(['worker'], { HINDSIGHT_DATA_DIR: dataDir() });
       assert.equal(refused.code, 2, 'a settings error');
-      assert.match(refused.stderr, /^hindsight: DATABASE_URL: a worker of its own needs the PostgreSQL server/);
+      assert.match(
+        refused.stderr,
+        /^hindsight: DATABASE_URL: a worker of its own needs the PostgreSQL server/,
+      );
     });
 
     it('runs the scenarios of a platform on PostgreSQL that runs no worker itself', async () => {

@@ -598,19 +598,49 @@ for (const backend of storageBackends()) {
       assert.equal(before + 1, (await api.get(scenariosOf(strategyId), { key: owner.key })).body.data.length);
     });
 
+    it('answers 401 without credentials on every scenario endpoint', async () => {
+      const { api } = t.get();
+      const { strategyId } = await fixture(t.get(), 'anonymous');
+      const base = `${scenariosOf(strategyId)}/${unknownId}`;
+      const attempts = [
+        api.get(`/v1/scenarios/${unknownId}`),
+        api.get(base),
+        api.get(scenariosOf(strategyId)),
+        api.post(scenariosOf(strategyId), { body: {} }),
+        api.post(`${scenariosOf(strategyId)}/batch`, { body: {} }),
+        api.post(`${scenariosOf(strategyId)}/from-configs`, { body: {} }),
+        api.post(`${base}/cancel`),
+        api.delete(base),
+        api.get(`${base}/metadata`),
+        api.get(`${base}/timeseries`),
+        api.get(`${base}/trades`),
+        api.get(`${base}/metrics`),
+        api.get(`${base}/logs`, { key: 'not-a-key' }),
+        api.post('/v1/scenarios/compare', { body: { scenarioIds: [unknownId] } }),
+      ];
+      for (const response of await Promise.all(attempts)) {
+        assert.equal(response.status, 401, response.text);
+        assert.equal(response.body.error.code, 'UNAUTHORIZED');
+      }
+    });
+
     it('reaches every status the spec lists for the scenario endpoints', () => {
       const { api } = t.get();
       const scoped = '/v1/strategies/{strategy_id}/scenarios';
       api.assertStatusesReached('GET /v1/scenarios/{scenario_id}', [200, 400, 401, 404]);
-      api.assertStatusesReached(`GET ${scoped}`, [200, 400]);
-      api.assertStatusesReached(`POST ${scoped}`, [201, 400, 403, 404]);
-      api.assertStatusesReached(`POST ${scoped}/batch`, [201, 400, 403, 404]);
-      api.assertStatusesReached(`POST ${scoped}/from-configs`, [201, 400, 403, 404]);
-      api.assertStatusesReached(`GET ${scoped}/{scenario_id}`, [200, 400, 404]);
-      api.assertStatusesReached(`DELETE ${scoped}/{scenario_id}`, [204, 404]);
-      api.assertStatusesReached(`POST ${scoped}/{scenario_id}/cancel`, [200, 400]);
-      api.assertStatusesReached(`GET ${scoped}/{scenario_id}/metadata`, [400]);
-      api.assertStatusesReached(`GET ${scoped}/{scenario_id}/metrics`, [400]);
+      api.assertStatusesReached(`GET ${scoped}`, [200, 400, 401]);
+      api.assertStatusesReached(`POST ${scoped}`, [201, 400, 401, 403, 404]);
+      api.assertStatusesReached(`POST ${scoped}/batch`, [201, 400, 401, 403, 404]);
+      api.assertStatusesReached(`POST ${scoped}/from-configs`, [201, 400, 401, 403, 404]);
+      api.assertStatusesReached(`GET ${scoped}/{scenario_id}`, [200, 400, 401, 404]);
+      api.assertStatusesReached(`DELETE ${scoped}/{scenario_id}`, [204, 401, 404]);
+      api.assertStatusesReached(`POST ${scoped}/{scenario_id}/cancel`, [200, 400, 401]);
+      for (const file of ['metadata', 'timeseries', 'trades', 'metrics', 'logs']) {
+        api.assertStatusesReached(
+          `GET ${scoped}/{scenario_id}/${file}`,
+          file === 'logs' ? [200, 401] : [400, 401],
+        );
+      }
       api.assertStatusesReached('POST /v1/scenarios/compare', [400, 401, 403, 404]);
     });
   });

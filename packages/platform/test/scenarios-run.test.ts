@@ -64,6 +64,9 @@ async function create(t: TestPlatform, run: Run, versionId: string, extra: Recor
 }
 
 async function download(t: TestPlatform, run: Run, id: string, file: string): Promise<Buffer> {
+  // Through the contract-checking client once, for the status; then the bytes.
+  const checked = await t.api.get(`${scenariosOf(run.strategyId)}/${id}/${file}`, { key: run.owner.key });
+  assert.equal(checked.status, 200);
   const response = await fetch(`${t.api.baseUrl}${scenariosOf(run.strategyId)}/${id}/${file}`, {
     headers: { 'x-api-key': run.owner.key },
   });
@@ -327,7 +330,9 @@ for (const backend of storageBackends().slice(0, 1)) {
     it('reaches the result download statuses', () => {
       const { api } = t.get();
       const scoped = '/v1/strategies/{strategy_id}/scenarios/{scenario_id}';
-      api.assertStatusesReached(`GET ${scoped}/metrics`, [200]);
+      for (const file of ['metadata', 'timeseries', 'trades', 'metrics']) {
+        api.assertStatusesReached(`GET ${scoped}/${file}`, [200]);
+      }
       api.assertStatusesReached(`GET ${scoped}/trades`, [400]);
       api.assertStatusesReached('POST /v1/scenarios/compare', [200]);
     });
