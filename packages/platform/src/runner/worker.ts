@@ -8,7 +8,7 @@ import type { ScenarioSignals } from './scenario-signals.ts';
 export interface WorkerOptions {
   /** Scenarios run at once by this worker. */
   concurrency: number;
-  /** How long a claim holds without renewal; a worker renews every `leaseMs / 4`. */
+  /** How long a claim holds without renewal; a worker renews every `leaseMs / 4`, at most every second. */
   leaseMs: number;
   /** How often an idle worker looks for QUEUED scenarios (a creation in this process wakes it at once). */
   pollMs: number;
@@ -47,7 +47,12 @@ export class ScenarioWorker {
     }
     this.signals?.onQueued(this.nudge);
     this.signals?.onStopped(this.stopRun);
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(100, this.options.leaseMs / 4));
+    // Renewal is also how a worker learns of a cancel made through another process: at least every
+    // second, so that the run stops within 2 s of the cancel.
+    this.renewTimer = setInterval(
+      () => void this.renew(),
+      Math.max(100, Math.min(1000, this.options.leaseMs / 4)),
+    );
     this.renewTimer.unref();
     this.loop = this.claimLoop();
   }
