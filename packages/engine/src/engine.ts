@@ -47,6 +47,7 @@ import {
 } from './orders/order-view.ts';
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
+import { lazyWireTrade } from './orders/trade-view.ts';
 import {
   type CapturedPositions,
   type FillOutcome,
@@ -1352,17 +1353,16 @@ export class SimulationEngine {
     this.orders.set(order.id, filled);
     this.changed = true;
     this.emitOrder(filled.status === 'FILLED' ? 'ORDER_FILLED' : 'ORDER_PARTIALLY_FILLED', filled);
-    const trade: Trade = {
-      id: `trd-${String(++this.tradeSeq).padStart(9, '0')}`,
-      order_id: order.id,
+    const trade = lazyWireTrade({
+      sequence: ++this.tradeSeq,
+      orderId: order.id,
       symbol: order.symbol,
       side: order.side,
-      quantity: toDecimalString(units),
-      price: toDecimalString(slipped.price),
-      commission: toDecimalString(commissionUsd),
-      commission_currency: 'USD',
-      timestamp: iso(at),
-    };
+      units,
+      price: slipped.price,
+      commissionUsd,
+      at,
+    });
     this.tradeLog.push(trade);
     if (state.updates.has('trade_update'))
       this.outbox.push({ type: 'trade', event: 'TRADE_FILLED', trade, timestamp: iso(at) });
