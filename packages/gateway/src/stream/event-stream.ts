@@ -14,11 +14,13 @@ import { textFrame, textFrames } from './frames.ts';
  *   resolves when nothing is outstanding; simulation mode advances time only then.
  * - A strategy that leaves events outstanding for `stallTimeoutMs` makes `settled()` reject with a
  *   `StallError` (0 disables the timeout: the run then waits for ever, as the spec describes).
- * - Each event is serialised and framed once (`frames.ts`), and the ring keeps the frames for
- *   resumption. What is sent to a connection while the event loop handles one round of I/O is
+ * - Each event is serialised and framed once (`frames.ts`) for every connection; the ring keeps the
+ *   text for resumption (frames kept there, buffers outside V8's heap, cost more system time in
+ *   allocation and collection than re-framing the rare resume). What is sent to a connection while the event loop handles one round of I/O is
  *   written at the end of that round, in one write (`setImmediate`): the events of the orders of
  *   several HTTP requests answered in the same round share a write. `afterFlush` lets the HTTP
  *   layer hold a response until then, so that an order call's events still leave before its answer.
+ *   A provider that starts waiting for acknowledgments has published its batch: it leaves at once.
  */
 export interface StreamClient {
   /** Writes complete WebSocket frames (one or more, back to back) now. */
@@ -59,7 +61,7 @@ export class EventStream implements EventSink {
   /** Highest seq of a provider event (outstanding while > acked). */
   private lastGated = 0;
   private readonly clients = new Set<StreamClient>();
-  private readonly ring: (Buffer | undefined)[];
+  private readonly ring: (string | undefined)[];
   private readonly ringSeq: Float64Array;
   private ringNext = 0;
   private ringCount = 0;
@@ -72,7 +74,7 @@ export class EventStream implements EventSink {
   private closed = false;
   /** Frames waiting for the end of this round of I/O, per connection, in order. */
   private readonly queued = new Map<StreamClient, Buffer[]>();
-  private flushScheduled = false;
+  private scheduledFlush: NodeJS.Immediate | undefined;
   private afterFlushCallbacks: (() => void)[] = [];
   private readonly flushAtEndOfRound = () => this.flush();
 
@@ -112,9 +114,9 @@ export class EventStream implements EventSink {
       event.seq = ++this.seq;
       texts[i] = JSON.stringify(event);
     }
-    const { batch, frames } = textFrames(texts);
     const first = this.seq - count + 1;
-    for (let i = 0; i < count; i++) this.keep(first + i, frames[i] as Buffer);
+    for (let i = 0; i < count; i++) this.keep(first + i, texts[i] as string);
+    const batch = textFrames(texts);
     this.lastGated = this.seq;
     for (const client of this.clients) this.queue(client, batch);
     this.options.onPublished?.(count);
@@ -136,12 +138,13 @@ export class EventStream implements EventSink {
   /** Sends a resuming connection the buffered events after `afterSeq` (see `replayAfter`). */
   replayTo(client: StreamClient, afterSeq: number): void {
     const missed = this.replayAfter(afterSeq);
-    if (missed.length > 0) this.queue(client, Buffer.concat(missed));
+    if (missed.length > 0) this.queue(client, textFrames(missed));
   }
 
   /** Writes everything queued now (before a close frame, which `ws` writes at once). */
   flush(): void {
-    this.flushScheduled = false;
+    if (this.scheduledFlush) clearImmediate(this.scheduledFlush);
+    this.scheduledFlush = undefined;
     for (const [client, frames] of this.queued) {
       client.write(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
     }
@@ -154,7 +157,7 @@ export class EventStream implements EventSink {
 
   /** Calls `then` once what is queued now has been written: at once when nothing is queued. */
   afterFlush(then: () => void): void {
-    if (this.flushScheduled) this.afterFlushCallbacks.push(then);
+    if (this.scheduledFlush) this.afterFlushCallbacks.push(then);
     else then();
   }
 
@@ -162,24 +165,21 @@ export class EventStream implements EventSink {
     const queued = this.queued.get(client);
     if (queued) queued.push(frames);
     else this.queued.set(client, [frames]);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flushAtEndOfRound);
-    }
+    this.scheduledFlush ??= setImmediate(this.flushAtEndOfRound);
   }
 
-  /** The frames of the buffered events after `afterSeq` (resumption); throws when some are gone. */
-  replayAfter(afterSeq: number): Buffer[] {
+  /** The buffered events after `afterSeq` (resumption); throws when some are gone. */
+  replayAfter(afterSeq: number): string[] {
     // Once the ring has dropped events, a resume from before the oldest kept one would miss some.
     if (this.evicted && afterSeq + 1 < this.oldestBuffered()) {
       throw new ResumeGapError(afterSeq, this.oldestBuffered());
     }
-    const out: Buffer[] = [];
+    const out: string[] = [];
     const size = this.ring.length;
     const start = (this.ringNext - this.ringCount + size) % size;
     for (let i = 0; i < this.ringCount; i++) {
       const slot = (start + i) % size;
-      if ((this.ringSeq[slot] as number) > afterSeq) out.push(this.ring[slot] as Buffer);
+      if ((this.ringSeq[slot] as number) > afterSeq) out.push(this.ring[slot] as string);
     }
     return out;
   }
@@ -195,6 +195,8 @@ export class EventStream implements EventSink {
     if (!this.outstanding) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error('the event stream is closed'));
     if (this.pendingSettle) return this.pendingSettle;
+    // The provider waits: it has published its batch, which need not wait for the end of the round.
+    if (this.scheduledFlush) this.flush();
     this.pendingSettle = new Promise<void>((resolve, reject) => {
       this.waiter = { resolve, reject };
     });
@@ -232,9 +234,9 @@ export class EventStream implements EventSink {
     waiter.reject(error);
   }
 
-  private keep(seq: number, frame: Buffer): void {
+  private keep(seq: number, text: string): void {
     const size = this.ring.length;
-    this.ring[this.ringNext] = frame;
+    this.ring[this.ringNext] = text;
     this.ringSeq[this.ringNext] = seq;
     this.ringNext = (this.ringNext + 1) % size;
     if (this.ringCount < size) this.ringCount++;

@@ -1,32 +1,11 @@
 /**
  * Server-to-client WebSocket frames, built once per event (RFC 6455, section 5.2): FIN and the text
  * opcode, the payload length (7 bits, or 126 and 16 bits, or 127 and 64 bits), no mask (a server
- * never masks), then the UTF-8 payload. The event stream frames each event once, keeps the frame
- * for resumption and writes a whole batch to every connection's socket in one write, instead of
- * asking `ws` to frame the same text again per connection (a header and a payload: two buffers per
- * event, one `writev` of them all per batch).
+ * never masks), then the UTF-8 payload. The event stream frames each event once and writes a whole
+ * batch to every connection's socket in one write, instead of asking `ws` to frame the same text
+ * again per connection (a header and a payload: two buffers per event, one `writev` of them all).
  */
 const FIN_TEXT = 0x81;
-
-/**
- * Frames are cut from 64 KiB slabs rather than Node's 8 KiB buffer pool: a batch of order events is
- * a few KiB, and a new pool per few batches (an ArrayBuffer each) showed in profiles. A frame kept
- * for resumption keeps its slab alive; the ring of 16,384 frames holds a few MiB of them.
- */
-const SLAB_BYTES = 64 * 1024;
-let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-let slabUsed = 0;
-
-function allocate(size: number): Buffer {
-  if (size > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(size);
-  if (slabUsed + size > SLAB_BYTES) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const out = slab.subarray(slabUsed, slabUsed + size);
-  slabUsed += size;
-  return out;
-}
 
 function headerLength(payloadLength: number): number {
   if (payloadLength < 126) return 2;
@@ -51,15 +30,8 @@ function writeHeader(target: Buffer, at: number, payloadLength: number): number 
   return at + 10;
 }
 
-export interface FramedBatch {
-  /** Every frame, back to back: what a connection writes. */
-  batch: Buffer;
-  /** `frames[i]` is the frame of `texts[i]`, a view into `batch`. */
-  frames: Buffer[];
-}
-
-/** Frames `texts` as text frames, in order, in one buffer. */
-export function textFrames(texts: readonly string[]): FramedBatch {
+/** Frames `texts` as text frames, in order, back to back in one buffer. */
+export function textFrames(texts: readonly string[]): Buffer {
   const lengths = new Array<number>(texts.length);
   let total = 0;
   for (let i = 0; i < texts.length; i++) {
@@ -67,17 +39,14 @@ export function textFrames(texts: readonly string[]): FramedBatch {
     lengths[i] = length;
     total += headerLength(length) + length;
   }
-  const batch = allocate(total);
-  const frames = new Array<Buffer>(texts.length);
+  const batch = Buffer.allocUnsafe(total);
   let at = 0;
   for (let i = 0; i < texts.length; i++) {
-    const start = at;
     at = writeHeader(batch, at, lengths[i] as number);
     at += batch.write(texts[i] as string, at, 'utf8');
-    frames[i] = texts.length === 1 ? batch : batch.subarray(start, at);
   }
-  return { batch, frames };
+  return batch;
 }
 
 /** One text frame. */
-export const textFrame = (text: string): Buffer => textFrames([text]).batch;
+export const textFrame = (text: string): Buffer => textFrames([text]);
