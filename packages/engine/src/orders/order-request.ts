@@ -218,16 +218,9 @@ interface OrderShape {
 function crossFieldIssues(order: OrderShape, given: (field: string) => boolean): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const type = order.order_type;
-  const needs = (field: keyof OrderShape, when: boolean, what: string) => {
-    if (when && order[field] === undefined)
-      issues.push({ field, message: `${field} is required for ${what}.` });
-    if (!when && order[field] !== undefined && given(field)) {
-      issues.push({ field, message: `${field} is not used by ${type} orders.` });
-    }
-  };
-  needs('limit_price', USES_LIMIT.includes(type), `${type} orders`);
-  needs('stop_price', USES_STOP.includes(type), `${type} orders`);
-  needs('trailing_distance', type === 'TRAILING_STOP', 'TRAILING_STOP orders');
+  needs(issues, order, given, 'limit_price', USES_LIMIT.includes(type), type);
+  needs(issues, order, given, 'stop_price', USES_STOP.includes(type), type);
+  needs(issues, order, given, 'trailing_distance', type === 'TRAILING_STOP', 'TRAILING_STOP');
   if (type !== 'TRAILING_STOP' && given('trailing_type')) {
     issues.push({ field: 'trailing_type', message: `trailing_type is not used by ${type} orders.` });
   }
@@ -264,8 +257,6 @@ function crossFieldIssues(order: OrderShape, given: (field: string) => boolean):
   const entry = order.limit_price ?? order.stop_price;
   const below = buy ? 'below' : 'above';
   const above = buy ? 'above' : 'below';
-  const wrongSide = (price: Dec, reference: Dec, mustBeBelow: boolean) =>
-    mustBeBelow ? !price.lt(reference) : !price.gt(reference);
   if (entry !== undefined && order.stop_loss !== undefined && wrongSide(order.stop_loss, entry, buy)) {
     issues.push({
       field: 'stop_loss',
@@ -290,6 +281,30 @@ function crossFieldIssues(order: OrderShape, given: (field: string) => boolean):
     });
   }
   return issues;
+}
+
+/**
+ * `field` is required when the order type uses it (`what` names the orders that need it) and, when the
+ * client sent it, refused otherwise. (Module functions rather than closures: this runs for every order.)
+ */
+function needs(
+  issues: ValidationIssue[],
+  order: OrderShape,
+  given: (field: string) => boolean,
+  field: keyof OrderShape,
+  when: boolean,
+  what: string,
+): void {
+  if (when && order[field] === undefined)
+    issues.push({ field, message: `${field} is required for ${what} orders.` });
+  if (!when && order[field] !== undefined && given(field)) {
+    issues.push({ field, message: `${field} is not used by ${order.order_type} orders.` });
+  }
+}
+
+/** A bracket price on the wrong side of its reference (below it when it must be below, or the reverse). */
+function wrongSide(price: Dec, reference: Dec, mustBeBelow: boolean): boolean {
+  return mustBeBelow ? !price.lt(reference) : !price.gt(reference);
 }
 
 /** Validates and parses a `POST /v1/orders` body. */
@@ -384,10 +399,7 @@ export function validateOrderRequest(body: unknown, rules: OrderRequestRules): O
   if (positionId !== undefined) order.position_id = positionId;
   if (trailingDistance !== undefined) order.trailing_distance = trailingDistance;
 
-  const issues = crossFieldIssues(
-    { ...order, trailing_type: trailingType },
-    (field) => read(body, field) !== undefined,
-  );
+  const issues = crossFieldIssues(order, (field) => read(body, field) !== undefined);
   if (issues.length > 0) return validationError(issues);
   if (orderType === 'TRAILING_STOP') order.trailing_type = trailingType ?? 'ABSOLUTE';
 
