@@ -39,6 +39,11 @@ export async function runStart(flags: StartFlags): Promise<void> {
       lines.push('  Create a user with: npx hindsight users create --email you@example.com --password ...');
     }
     lines.push(`  API docs:  ${platform.url}/v1/openapi.json`);
+    lines.push(
+      settings.runner.workers > 0
+        ? `  Scenarios: ${settings.runner.workers} at once here (executor ${settings.runner.executor}; docs/scenarios.md)`
+        : '  Scenarios: no worker in this process (HINDSIGHT_WORKERS=0); run `npx hindsight worker`',
+    );
     console.log(lines.join('\n'));
   } catch (error) {
     failAndExit(error);
