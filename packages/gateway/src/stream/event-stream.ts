@@ -16,11 +16,12 @@ import { textFrame, textFrames } from './frames.ts';
  *   `StallError` (0 disables the timeout: the run then waits for ever, as the spec describes).
  * - Each event is serialised and framed once (`frames.ts`) for every connection; the ring keeps the
  *   text for resumption (frames kept there, buffers outside V8's heap, cost more system time in
- *   allocation and collection than re-framing the rare resume). What is sent to a connection while the event loop handles one round of I/O is
- *   written at the end of that round, in one write (`setImmediate`): the events of the orders of
- *   several HTTP requests answered in the same round share a write. `afterFlush` lets the HTTP
- *   layer hold a response until then, so that an order call's events still leave before its answer.
- *   A provider that starts waiting for acknowledgments has published its batch: it leaves at once.
+ *   allocation and collection than re-framing the rare resume).
+ * - What is sent to a connection while the event loop handles one round of I/O is written at the
+ *   end of that round, in one write (`setImmediate`): the events of the orders of several HTTP
+ *   requests answered in the same round share a write. `afterFlush` lets the HTTP layer hold a
+ *   response until then, so that an order call's events still leave before its answer. A provider
+ *   that starts waiting for acknowledgments has published its batch: it leaves at once.
  */
 export interface StreamClient {
   /** Writes complete WebSocket frames (one or more, back to back) now. */
@@ -116,9 +117,11 @@ export class EventStream implements EventSink {
     }
     const first = this.seq - count + 1;
     for (let i = 0; i < count; i++) this.keep(first + i, texts[i] as string);
-    const batch = textFrames(texts);
     this.lastGated = this.seq;
-    for (const client of this.clients) this.queue(client, batch);
+    if (this.clients.size > 0) {
+      const batch = textFrames(texts);
+      for (const client of this.clients) this.queue(client, batch);
+    }
     this.options.onPublished?.(count);
   }
 
