@@ -360,11 +360,8 @@ export class SimulationEngine {
       this.config.positionMode === 'hedging' &&
       request.position_id !== undefined
     ) {
-      if (request.stop_loss || request.take_profit) {
-        const field = request.stop_loss ? 'stop_loss' : 'take_profit';
-        const message = `An order with position_id reduces that position and opens none for ${field} to protect.`;
-        return { ok: false, code: 'VALIDATION_ERROR', message, details: { errors: [{ field, message }] } };
-      }
+      const bracket = this.bracketOnPositionTarget(request.position_id, request);
+      if (bracket) return bracket;
       const problem = this.positionTargetProblem(request);
       if (problem) {
         return {
@@ -743,6 +740,8 @@ export class SimulationEngine {
     const validation = validateModifyOrderRequest(patch, order);
     if (!validation.ok) return validation;
     const changes = validation.changes;
+    const bracket = this.bracketOnPositionTarget(order.position_id, changes);
+    if (bracket) return bracket;
     const leg = this.links.leg(orderId);
     if (leg && changes.quantity) {
       const held = this.protectedUnits(order.symbol, order.side, leg.positionId);
@@ -820,6 +819,24 @@ export class SimulationEngine {
     if (changes.stop_loss || changes.take_profit) this.moveBracketOf(orderId, changes);
     if (quote && resting) this.fillNow(state, this.orders.get(orderId) as OrderRecord, quote);
     return { ok: true, order: this.orders.get(orderId) as OrderRecord };
+  }
+
+  /**
+   * The one home of the rule that a hedging order with `position_id` carries no `stop_loss` or
+   * `take_profit`, at submission and in a modification alike: it only reduces the position it names
+   * and opens none for legs to protect (its legs would be live with nothing on their exit side).
+   * Under netting `position_id` is ignored, so brackets are allowed.
+   */
+  private bracketOnPositionTarget(
+    positionId: string | null | undefined,
+    prices: { stop_loss?: Dec | undefined; take_profit?: Dec | undefined },
+  ): { ok: false; code: 'VALIDATION_ERROR'; message: string; details: unknown } | undefined {
+    if (this.config.positionMode !== 'hedging' || positionId === null || positionId === undefined)
+      return undefined;
+    if (!prices.stop_loss && !prices.take_profit) return undefined;
+    const field = prices.stop_loss ? 'stop_loss' : 'take_profit';
+    const message = `An order with position_id reduces that position and opens none for ${field} to protect.`;
+    return { ok: false, code: 'VALIDATION_ERROR', message, details: { errors: [{ field, message }] } };
   }
 
   /** An entry's new bracket prices move the legs it has already placed. */

@@ -174,6 +174,49 @@ describe('engine reduce-only and position targeting', () => {
     });
     assert.match(!gone.ok ? gone.message : '', /is not an open position/);
   });
+
+  it('hedging: an order with position_id is refused stop_loss/take_profit by modify as at submission', () => {
+    // Short 1 (pos A) and long 1 (pos B); a BUY LIMIT 99 aimed at A rests below the ask 100.07.
+    const engine = engineFor({ positionMode: 'hedging' });
+    const cursor = cursorOf([FIRST, [10005, 10010, 9800, 10005]]);
+    firstBatch(engine, cursor);
+    submitted(engine, { side: 'SELL', quantity: '1', order_type: 'MARKET' });
+    submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
+    const [short, long] = engine.positions();
+    assert.ok(short?.side === 'SHORT' && long?.side === 'LONG');
+    const id = submitted(engine, {
+      side: 'BUY',
+      quantity: '1',
+      order_type: 'LIMIT',
+      limit_price: '99',
+      position_id: short.id,
+    });
+    engine.drain();
+    const before = engine.order(id);
+    // A take-profit would place a SELL leg when the order closes A: a leg with no LONG position of its own.
+    const modify = engine.modifyOrder(id, { take_profit: '105' });
+    const message =
+      'An order with position_id reduces that position and opens none for take_profit to protect.';
+    assert.deepEqual(modify, {
+      ok: false,
+      code: 'VALIDATION_ERROR',
+      message,
+      details: { errors: [{ field: 'take_profit', message }] },
+    });
+    assert.equal(engine.order(id), before, 'the order is unchanged');
+    assert.deepEqual(engine.drain(), []);
+    // The next bar's ask low 98.02 fills the limit at 99: A is closed, B is untouched, no leg is placed.
+    runAll(engine, cursor);
+    assert.equal(engine.order(id)?.status, 'FILLED');
+    assert.deepEqual(
+      engine.positions().map((p) => [p.id, p.side, p.view.quantity]),
+      [[long.id, 'LONG', '1']],
+    );
+    assert.deepEqual(
+      engine.listOrders().filter((o) => o.parent_order_id !== null),
+      [],
+    );
+  });
 });
 
 describe('engine position close and exit legs', () => {

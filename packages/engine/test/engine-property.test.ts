@@ -34,6 +34,10 @@
  *      on the side it exits, no larger than it, and never outlives it; reducing orders (legs,
  *      reduce-only, `position_id`) never open exposure;
  *  (d) determinism: the same scenario gives byte-identical encoded result files and the same events.
+ *
+ * PROPERTY_RUNS sets the number of scenarios (default 30); PROPERTY_SEED pins fast-check's seed (the
+ * `seed` a failure report prints) to replay that failure and its shrinking, e.g.
+ * `PROPERTY_RUNS=300 PROPERTY_SEED=1230113776 node --import tsx --test packages/engine/test/engine-property.test.ts`.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -1301,13 +1305,16 @@ async function runScenario(s: Scenario): Promise<RunOutcome> {
   return { encoded: encodeResultFiles(files), eventsHash: checker.hash.digest('hex'), steps: checker.step };
 }
 
+/** fast-check's seed when PROPERTY_SEED is set (to replay a reported failure), else a random one. */
+const PROPERTY_SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
+
 describe('engine properties over random order sequences on the real sample bars', () => {
   it('keeps exact books, legal order states and sound positions after every step', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb(40), async (s) => {
         await runScenario(s);
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 30), includeErrorInReport: true },
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 30), seed: PROPERTY_SEED, includeErrorInReport: true },
     );
   });
 
@@ -1320,7 +1327,7 @@ describe('engine properties over random order sequences on the real sample bars'
         for (const file of ['metadata', 'timeseries', 'trades'] as const)
           assert.deepEqual(Buffer.from(a.encoded[file]), Buffer.from(b.encoded[file]), file);
       }),
-      { numRuns: 5, includeErrorInReport: true },
+      { numRuns: 5, seed: PROPERTY_SEED, includeErrorInReport: true },
     );
   });
 });
