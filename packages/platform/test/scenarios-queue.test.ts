@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CursorCodec, openDatabase, ScenarioRepository } from '@hindsight/platform';
-import { pushPythonScript } from './support/scenario-images.ts';
+import { pushPythonScript, SLOW_ACKS } from './support/scenario-images.ts';
 import { postgresServer } from './support/storage-backends.ts';
 import { withTestPlatform } from './support/test-platform.ts';
 
@@ -16,25 +16,6 @@ import { withTestPlatform } from './support/test-platform.ts';
 const window = { startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-20T00:00:00Z' };
 const btc = [{ instrument: 'C:BTCUSD', events: ['candle_1m'] }];
 const workerScript = fileURLToPath(new URL('./support/worker-process.ts', import.meta.url));
-
-const SLOW_ACKS = `
-import asyncio, json, os, websockets
-async def main():
-    url = os.environ["PROXY_WS_URL"]
-    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
-    try:
-        ws = await websockets.connect(url, additional_headers=headers)
-    except TypeError:
-        ws = await websockets.connect(url, extra_headers=headers)
-    async for message in ws:
-        events = json.loads(message)
-        events = events if isinstance(events, list) else [events]
-        seqs = [e["seq"] for e in events if "seq" in e]
-        if seqs:
-            await asyncio.sleep(0.05)
-            await ws.send(json.dumps({"type": "event_ack", "last_seq": seqs[-1]}))
-asyncio.run(main())
-`;
 
 describe('scenario queue across processes (postgres)', () => {
   const t = withTestPlatform(postgresServer(), {

@@ -5,9 +5,11 @@ import { computeMetrics, type TradeLot } from '@hindsight/engine';
 import { ensureZstd, zstdDecompress } from '@hindsight/marketdata';
 import type { ApiResponse } from './support/api-client.ts';
 import {
+  NEVER_ACKS,
   pushPythonExample,
   pushPythonScript,
   pushTypeScriptExampleWithSkopeo,
+  SLOW_ACKS,
 } from './support/scenario-images.ts';
 import { storageBackends } from './support/storage-backends.ts';
 import { type Account, type TestPlatform, withTestPlatform } from './support/test-platform.ts';
@@ -79,39 +81,6 @@ async function download(t: TestPlatform, run: Run, id: string, file: string): Pr
 const json = (bytes: Buffer) => JSON.parse(bytes.toString('utf8'));
 const strategyLogs = async (t: TestPlatform, run: Run, id: string, stream: string): Promise<ApiResponse> =>
   t.api.get(`${scenariosOf(run.strategyId)}/${id}/logs`, { key: run.owner.key, query: { stream } });
-
-const NEVER_ACKS = `
-import asyncio, os, websockets
-async def main():
-    url = os.environ["PROXY_WS_URL"]
-    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
-    try:
-        ws = await websockets.connect(url, additional_headers=headers)
-    except TypeError:
-        ws = await websockets.connect(url, extra_headers=headers)
-    print("connected; acknowledging nothing", flush=True)
-    await asyncio.sleep(600)
-asyncio.run(main())
-`;
-
-const SLOW_ACKS = `
-import asyncio, json, os, websockets
-async def main():
-    url = os.environ["PROXY_WS_URL"]
-    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
-    try:
-        ws = await websockets.connect(url, additional_headers=headers)
-    except TypeError:
-        ws = await websockets.connect(url, extra_headers=headers)
-    async for message in ws:
-        events = json.loads(message)
-        events = events if isinstance(events, list) else [events]
-        seqs = [e["seq"] for e in events if "seq" in e]
-        if seqs:
-            await asyncio.sleep(0.05)
-            await ws.send(json.dumps({"type": "event_ack", "last_seq": seqs[-1]}))
-asyncio.run(main())
-`;
 
 for (const backend of storageBackends().slice(0, 1)) {
   describe(`scenario runs (${backend.name})`, () => {
