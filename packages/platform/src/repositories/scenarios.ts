@@ -1,9 +1,10 @@
-import { ApiError, badRequest, conflict, newId, notFound } from '@hindsight/core';
+import { ApiError, badRequest, newId, notFound } from '@hindsight/core';
 import { and, arrayOverlaps, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/database.ts';
-import { type ScenarioState, scenarios, strategies, users } from '../db/schema.ts';
+import { pgErrorCode } from '../db/errors.ts';
+import { type ScenarioState, scenarioLogs, scenarioResults, scenarios, users } from '../db/schema.ts';
 import type { ConfigurationSettings } from './configurations.ts';
-import { missingOwnedResource } from './ownership.ts';
+import { lockActiveStrategy, missingOwnedResource } from './ownership.ts';
 import {
   afterKey,
   type CursorCodec,
@@ -12,6 +13,8 @@ import {
   type PageRequest,
   toPage,
 } from './pagination.ts';
+
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export const ACTIVE_STATES: readonly ScenarioState[] = ['QUEUED', 'PENDING', 'RUNNING'];
 export const TERMINAL_STATES: readonly ScenarioState[] = ['COMPLETE', 'FAILED', 'CANCELLED'];
@@ -122,15 +125,7 @@ export class ScenarioRepository {
     now = new Date(),
   ): Promise<Scenario> {
     return this.db.transaction(async (tx) => {
-      const [strategy] = await tx
-        .select({ status: strategies.status })
-        .from(strategies)
-        .where(and(eq(strategies.id, strategyId), eq(strategies.ownerId, ownerId)))
-        .for('share');
-      if (!strategy) throw notFound(`Strategy ${strategyId}`);
-      if (strategy.status === 'archived') {
-        throw conflict(`Strategy ${strategyId} is archived; archived strategies take no new scenarios.`);
-      }
+      await lockActiveStrategy(tx, ownerId, strategyId, 'take no new scenarios');
       await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('update');
       if ((await this.activeCount(ownerId, tx)) >= quota) throw quotaExceeded(quota);
       const [row] = await tx
@@ -294,10 +289,10 @@ export class ScenarioRepository {
   }
 
   /** PENDING -> RUNNING once the strategy connected to its gateway; false when the worker lost it. */
-  async markRunning(id: string, workerId: string, manifest: ScenarioManifest, now = new Date()) {
+  async markRunning(id: string, workerId: string, now = new Date()) {
     const rows = await this.db
       .update(scenarios)
-      .set({ state: 'RUNNING', runningAt: now, updatedAt: now, manifest })
+      .set({ state: 'RUNNING', runningAt: now, updatedAt: now })
       .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'PENDING')))
       .returning({ id: scenarios.id });
     return rows.length === 1;
@@ -329,9 +324,12 @@ export class ScenarioRepository {
         .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'RUNNING')))
         .returning({ id: scenarios.id });
       if (rows.length === 0) return false;
-      await tx.execute(sql`
-        INSERT INTO scenario_results (scenario_id, metadata, timeseries, trades)
-        VALUES (${id}, ${Buffer.from(files.metadata)}, ${Buffer.from(files.timeseries)}, ${Buffer.from(files.trades)})`);
+      await tx.insert(scenarioResults).values({
+        scenarioId: id,
+        metadata: Buffer.from(files.metadata),
+        timeseries: Buffer.from(files.timeseries),
+        trades: Buffer.from(files.trades),
+      });
       return true;
     });
   }
@@ -388,21 +386,13 @@ export class ScenarioRepository {
     return rows.map((r) => r.id);
   }
 
-  async state(id: string): Promise<ScenarioState | undefined> {
-    const [row] = await this.db
-      .select({ state: scenarios.state })
-      .from(scenarios)
-      .where(eq(scenarios.id, id));
-    return row?.state;
-  }
-
   /** The zstd result file of a COMPLETE scenario. */
   async resultFile(id: string, file: 'metadata' | 'timeseries' | 'trades'): Promise<Buffer | undefined> {
-    const rows = await this.db.execute<Record<string, Uint8Array>>(
-      sql`SELECT ${sql.raw(file)} AS file FROM scenario_results WHERE scenario_id = ${id}`,
-    );
-    const bytes = rowsOf<{ file: Uint8Array }>(rows)[0]?.file;
-    return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const [row] = await this.db
+      .select({ file: scenarioResults[file] })
+      .from(scenarioResults)
+      .where(eq(scenarioResults.scenarioId, id));
+    return row?.file;
   }
 
   async metrics(id: string): Promise<unknown> {
@@ -413,33 +403,32 @@ export class ScenarioRepository {
     return row?.metrics ?? undefined;
   }
 
-  /** Stores (replaces) the kept part of a stream of the strategy's output. */
+  /** Stores (replaces) the kept part of a stream of the strategy's output; a deleted scenario keeps none. */
   async saveLog(id: string, stream: 'stdout' | 'stderr', content: Uint8Array, totalBytes: number) {
-    await this.db.execute(sql`
-      INSERT INTO scenario_logs (scenario_id, stream, content, total_bytes)
-      SELECT ${id}, ${stream}, ${Buffer.from(content)}, ${totalBytes}
-       WHERE EXISTS (SELECT 1 FROM ${scenarios} WHERE id = ${id})
-      ON CONFLICT (scenario_id, stream) DO UPDATE SET content = excluded.content, total_bytes = excluded.total_bytes`);
+    const value = { content: Buffer.from(content), totalBytes };
+    try {
+      await this.db
+        .insert(scenarioLogs)
+        .values({ scenarioId: id, stream, ...value })
+        .onConflictDoUpdate({ target: [scenarioLogs.scenarioId, scenarioLogs.stream], set: value });
+    } catch (error) {
+      if (pgErrorCode(error) !== FOREIGN_KEY_VIOLATION) throw error;
+    }
   }
 
   async log(
     id: string,
     stream: 'stdout' | 'stderr',
   ): Promise<{ content: Buffer; totalBytes: number } | undefined> {
-    const rows = await this.db.execute<{ content: Uint8Array; total_bytes: string | number }>(
-      sql`SELECT content, total_bytes FROM scenario_logs WHERE scenario_id = ${id} AND stream = ${stream}`,
-    );
-    const row = rowsOf<{ content: Uint8Array; total_bytes: string | number }>(rows)[0];
-    if (!row) return undefined;
-    const bytes = row.content;
-    return {
-      content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      totalBytes: Number(row.total_bytes),
-    };
+    const [row] = await this.db
+      .select({ content: scenarioLogs.content, totalBytes: scenarioLogs.totalBytes })
+      .from(scenarioLogs)
+      .where(and(eq(scenarioLogs.scenarioId, id), eq(scenarioLogs.stream, stream)));
+    return row;
   }
 
   /** The owner's scenarios in QUEUED, PENDING or RUNNING. */
-  async activeCount(ownerId: string, tx: Db | Tx = this.db): Promise<number> {
+  private async activeCount(ownerId: string, tx: Db | Tx = this.db): Promise<number> {
     const [row] = await tx
       .select({ count: sql<number>`count(*)::int` })
       .from(scenarios)

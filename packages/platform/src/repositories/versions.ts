@@ -1,8 +1,8 @@
-import { conflict, forbidden, newId, notFound } from '@hindsight/core';
+import { forbidden, newId, notFound } from '@hindsight/core';
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { Db, Tx } from '../db/database.ts';
-import { strategies, strategyVersions } from '../db/schema.ts';
-import { missingOwnedResource } from './ownership.ts';
+import type { Db } from '../db/database.ts';
+import { strategyVersions } from '../db/schema.ts';
+import { lockActiveStrategy } from './ownership.ts';
 import {
   afterKey,
   type CursorCodec,
@@ -68,7 +68,7 @@ export class VersionRepository {
     now = new Date(),
   ): Promise<Version> {
     return this.db.transaction(async (tx) => {
-      await this.lockActiveStrategy(tx, ownerId, strategyId, 'take no new versions');
+      await lockActiveStrategy(tx, ownerId, strategyId, 'take no new versions');
       const [row] = await tx
         .insert(strategyVersions)
         .values({
@@ -125,19 +125,6 @@ export class VersionRepository {
     return toPage(rows, page.limit, list, this.cursors, toVersion);
   }
 
-  /** Holds the strategy (against a concurrent archive) for the transaction; archived is 409 (decision 27). */
-  private async lockActiveStrategy(tx: Tx, ownerId: string, strategyId: string, refusal: string) {
-    const [strategy] = await tx
-      .select({ status: strategies.status })
-      .from(strategies)
-      .where(and(eq(strategies.id, strategyId), eq(strategies.ownerId, ownerId)))
-      .for('share');
-    if (!strategy) throw await missingOwnedResource(tx, strategies, strategyId, `Strategy ${strategyId}`);
-    if (strategy.status === 'archived') {
-      throw conflict(`Strategy ${strategyId} is archived; archived strategies ${refusal}.`);
-    }
-  }
-
   /** Changes label, description and/or metadata (the whole object); an archived strategy refuses (409). */
   async update(
     ownerId: string,
@@ -147,7 +134,7 @@ export class VersionRepository {
     now = new Date(),
   ): Promise<Version> {
     return this.db.transaction(async (tx) => {
-      await this.lockActiveStrategy(tx, ownerId, strategyId, 'cannot be changed');
+      await lockActiveStrategy(tx, ownerId, strategyId, 'cannot be changed');
       const [row] = await tx
         .update(strategyVersions)
         .set({

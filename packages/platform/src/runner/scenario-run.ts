@@ -171,7 +171,7 @@ export async function runScenario(
     }
     if (first !== 'connected') throw strategyExitFailure(first, 'before connecting to its gateway', stderr);
     mark('connected');
-    if (!(await deps.scenarios.markRunning(id, workerId, manifest))) return;
+    if (!(await deps.scenarios.markRunning(id, workerId))) return;
 
     const done = gateway.done.then((end) => ({ end }));
     const second = await Promise.race([done, exited, abortedPromise(signal)]);
