@@ -170,18 +170,22 @@ export async function startPlatform(
         ...(options.runLimits && { limits: options.runLimits }),
       });
     }
-    // Lapsed leases are failed here too, so that a scenario whose only worker died ends even when this
-    // process runs no worker of its own.
-    const reaper = setInterval(
-      () => {
-        ctx.scenarios
-          .failAbandoned()
-          .then((ids) => ids.length > 0 && log.warn({ scenarios: ids }, 'failed scenarios of a lost worker'))
-          .catch((error: Error) => log.warn({ err: error }, 'lease check failed'));
-      },
-      Math.max(500, (settings.runner.leaseSeconds * 1000) / 2),
-    );
-    reaper.unref();
+    // A process without a worker of its own fails lapsed leases itself (a worker's claim loop does it
+    // otherwise), so that a scenario whose only worker died ends all the same.
+    const reaper = worker
+      ? undefined
+      : setInterval(
+          () => {
+            ctx.scenarios
+              .failAbandoned()
+              .then(
+                (ids) => ids.length > 0 && log.warn({ scenarios: ids }, 'failed scenarios of a lost worker'),
+              )
+              .catch((error: Error) => log.warn({ err: error }, 'lease check failed'));
+          },
+          Math.max(500, (settings.runner.leaseSeconds * 1000) / 2),
+        );
+    reaper?.unref();
     const running = app;
     const runningWorker = worker;
     return {
