@@ -6,9 +6,12 @@ import { Exact } from '../src/account/exact.ts';
 import {
   absolute,
   add,
+  compare,
   fitsDec,
   multiply,
+  scaledApprox,
   scaledOf,
+  scaledOfText,
   scaledText,
   scaledTicks,
   subtract,
@@ -48,6 +51,28 @@ describe('scaled decimals (exact BigInt arithmetic for sampled points)', () => {
         assert.equal(scaledText(subtract(x, y)), toDecimalString(new Exact(a).minus(b)));
         assert.equal(scaledText(multiply(x, y)), toDecimalString(new Exact(a).times(b)));
         assert.equal(scaledText(absolute(x)), toDecimalString(new Exact(a).abs()));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('read plain decimal texts (trailing zeros and all) as the decimals they write', () => {
+    fc.assert(
+      fc.property(decimal, (text) => {
+        assert.equal(scaledText(scaledOfText(text)), toDecimalString(text));
+        assert.ok(
+          Math.abs(scaledApprox(scaledOfText(text)) - Number(text)) <= 1e-12 * Math.abs(Number(text)),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('compare as the decimals compare', () => {
+    fc.assert(
+      fc.property(decimal, decimal, (a, b) => {
+        assert.equal(compare(scaledOfText(a), scaledOfText(b)), new Dec(a).comparedTo(b));
+        assert.equal(compare(scaledOfText(a), scaledOfText(a)), 0);
       }),
       { numRuns: RUNS },
     );

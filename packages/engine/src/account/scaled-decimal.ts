@@ -19,7 +19,14 @@ function pow10(n: number): bigint {
 
 /** The decimal as a scaled integer (exactly; its canonical text read once). */
 export function scaledOf(d: Dec): Scaled {
-  const text = d.toFixed();
+  return scaledOfText(d.toFixed());
+}
+
+/**
+ * A plain decimal text (`-12.5`, no exponent: decision 23's grammar, as canonical strings are) as a
+ * scaled integer, without making a `Dec`: how the books read the amounts a lot record was written with.
+ */
+export function scaledOfText(text: string): Scaled {
   const dot = text.indexOf('.');
   if (dot < 0) return { value: BigInt(text), scale: 0 };
   return { value: BigInt(text.slice(0, dot) + text.slice(dot + 1)), scale: text.length - dot - 1 };
@@ -48,6 +55,19 @@ export function subtract(a: Scaled, b: Scaled): Scaled {
 
 export function multiply(a: Scaled, b: Scaled): Scaled {
   return { value: a.value * b.value, scale: a.scale + b.scale };
+}
+
+/** -1, 0 or 1 as a is below, equal to or above b. */
+export function compare(a: Scaled, b: Scaled): number {
+  const scale = Math.max(a.scale, b.scale);
+  const x = at(a, scale);
+  const y = at(b, scale);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The number as a float (approximations only: pre-checks that fall back to exact values near a tie). */
+export function scaledApprox(a: Scaled): number {
+  return a.scale === 0 ? Number(a.value) : Number(a.value) / 10 ** a.scale;
 }
 
 export function absolute(a: Scaled): Scaled {

@@ -43,7 +43,18 @@
 import { Dec, ticksToDecimalString, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
 import { Exact, exactSum } from '../account/exact.ts';
-import { add, multiply, type Scaled, scaledOf, scaledTicks, subtract } from '../account/scaled-decimal.ts';
+import {
+  add,
+  compare,
+  multiply,
+  type Scaled,
+  scaledApprox,
+  scaledOf,
+  scaledOfText,
+  scaledText,
+  scaledTicks,
+  subtract,
+} from '../account/scaled-decimal.ts';
 import { TickQuote } from '../account/tick-quote.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
 import {
@@ -176,26 +187,28 @@ export interface PositionBookOptions {
 }
 
 const ZERO = new Exact(0);
+const SCALED_ZERO: Scaled = { value: 0n, scale: 0 };
 const sameAmount = (amount: Dec): Dec => amount;
 const directionOf = (side: PositionSide): TradeDirection => (side === 'LONG' ? 'Long' : 'Short');
 const isoTime = (ms: number): string => new Date(ms).toISOString();
 
 class Position {
   readonly lots: OpenTradeLot[] = [];
-  quantity: Dec = ZERO;
-  /** Sum of units x open_price over the open lots, exact. */
-  cost: Dec = ZERO;
+  /**
+   * Sums over the open lots of units and of units x open_price, exact, as scaled integers read from the
+   * lots' own texts: a fill changes them with a few BigInt additions and no decimal arithmetic.
+   */
+  quantity: Scaled = SCALED_ZERO;
+  cost: Scaled = SCALED_ZERO;
   realizedUsd: Dec = ZERO;
-  /** Floats of quantity and cost, for approximations (margin and sampling pre-checks) only. */
-  quantityApprox = 0;
-  costApprox = 0;
   /**
    * Cost and quantity before the last reduction: the average shown once the position is closed (the
    * last one it had), divided only when a closed position's view is read.
    */
-  lastCost: Dec = ZERO;
-  lastQuantity: Dec = ZERO;
+  lastCost: Scaled = SCALED_ZERO;
+  lastQuantity: Scaled = SCALED_ZERO;
   updatedAt: number;
+  private approx: { quantity: number; cost: number } | undefined;
 
   constructor(
     readonly id: string,
@@ -207,6 +220,10 @@ class Position {
     this.updatedAt = openedAt;
   }
 
+  get isFlat(): boolean {
+    return this.quantity.value === 0n;
+  }
+
   /** Remembers the average before a reduction (see `lastCost`). */
   rememberAverage(): void {
     this.lastCost = this.cost;
@@ -215,37 +232,25 @@ class Position {
 
   addLot(lot: OpenTradeLot): void {
     this.lots.push(lot);
-    const { units, openPrice: price } = lotDecimals(lot);
-    this.quantity = this.quantity.plus(units);
-    this.cost = this.cost.plus(units.times(price));
-    this.totalsChanged();
+    const units = scaledOfText(lot.units);
+    this.quantity = add(this.quantity, units);
+    this.cost = add(this.cost, multiply(units, scaledOfText(lot.open_price)));
+    this.approx = undefined;
   }
 
-  /** Removes `units` of the first lot (whole or part) from the totals. */
-  takeFromFirst(units: Dec, price: Dec): void {
-    this.quantity = this.quantity.minus(units);
-    this.cost = this.cost.minus(new Exact(units).times(price));
-    this.totalsChanged();
+  /** Takes a lot closed out of the first one (the whole of it, or a split-off part) off the totals. */
+  takeClosed(lot: TradeLot): void {
+    const units = scaledOfText(lot.units);
+    this.quantity = subtract(this.quantity, units);
+    this.cost = subtract(this.cost, multiply(units, scaledOfText(lot.open_price)));
+    this.approx = undefined;
   }
 
-  /** Quantity and cost as scaled integers, made once per change of the totals. */
-  scaledTotals(): ScaledTotals {
-    this.scaled ??= { quantity: scaledOf(this.quantity), cost: scaledOf(this.cost) };
-    return this.scaled;
+  /** Quantity and cost as floats, for approximations (margin and sampling pre-checks) only. */
+  approxTotals(): { quantity: number; cost: number } {
+    this.approx ??= { quantity: scaledApprox(this.quantity), cost: scaledApprox(this.cost) };
+    return this.approx;
   }
-
-  private scaled: ScaledTotals | undefined;
-
-  private totalsChanged(): void {
-    this.quantityApprox = this.quantity.toNumber();
-    this.costApprox = this.cost.toNumber();
-    this.scaled = undefined;
-  }
-}
-
-interface ScaledTotals {
-  quantity: Scaled;
-  cost: Scaled;
 }
 
 /** What the open positions are worth at a captured moment (USD). */
@@ -263,15 +268,15 @@ export interface ScaledValuation {
 interface CapturedPosition {
   symbol: string;
   long: boolean;
-  quantity: Dec;
-  cost: Dec;
+  quantity: Scaled;
+  cost: Scaled;
   /** The mark (bid for a long, ask for a short) as ticks, or `fallback` before the first mark. */
   ticks: number;
   decimals: number;
   fallback: Dec | undefined;
   toUsd: (amount: Dec) => Dec;
-  /** The totals as scaled integers, for a USD position with a mark (no conversion, no fallback). */
-  scaled: ScaledTotals | undefined;
+  /** A USD position with a mark: valued in scaled integers alone (no conversion, no fallback). */
+  scalable: boolean;
 }
 
 /**
@@ -290,7 +295,8 @@ export class CapturedPositions {
       const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
       const pnl = unrealizedInQuote(part.long, part.quantity, part.cost, price);
       unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
-      notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(new Dec(part.quantity).times(price)) });
+      const notional = new Dec(scaledText(part.quantity)).times(price);
+      notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(notional) });
     }
     return { unrealizedUsd: new Dec(unrealizedUsd), notionals };
   }
@@ -299,9 +305,9 @@ export class CapturedPositions {
     let unrealizedUsd: Scaled = SCALED_ZERO;
     const notionals: { symbol: string; notionalUsd: Scaled }[] = [];
     for (const part of this.parts) {
-      if (!part.scaled) return undefined;
-      const value = multiply(part.scaled.quantity, scaledTicks(part.ticks, part.decimals));
-      const pnl = part.long ? subtract(value, part.scaled.cost) : subtract(part.scaled.cost, value);
+      if (!part.scalable) return undefined;
+      const value = multiply(part.quantity, scaledTicks(part.ticks, part.decimals));
+      const pnl = part.long ? subtract(value, part.cost) : subtract(part.cost, value);
       unrealizedUsd = add(unrealizedUsd, pnl);
       notionals.push({ symbol: part.symbol, notionalUsd: value });
     }
@@ -309,15 +315,13 @@ export class CapturedPositions {
   }
 }
 
-const SCALED_ZERO: Scaled = { value: 0n, scale: 0 };
-
 /**
  * Unrealized P&L in the quote currency, exactly: current x quantity - cost for a long, cost - current x
  * quantity for a short (the spec's formula without the rounded average, see the module comment).
  */
-function unrealizedInQuote(long: boolean, quantity: Dec, cost: Dec, current: Dec): Dec {
-  const value = new Exact(current).times(quantity);
-  return long ? value.minus(cost) : new Exact(cost).minus(value);
+function unrealizedInQuote(long: boolean, quantity: Scaled, cost: Scaled, current: Dec): Dec {
+  const value = multiply(quantity, scaledOf(current));
+  return new Exact(scaledText(long ? subtract(value, cost) : subtract(cost, value)));
 }
 
 export class PositionBook {
@@ -374,8 +378,9 @@ export class PositionBook {
           : quote.askApprox()
         : Number(this.lastFillBase.get(p.symbol));
       const rate = this.converter.usdPerUnitApprox(p.currency);
-      const value = p.quantityApprox * price;
-      unrealizedUsd += (p.side === 'LONG' ? value - p.costApprox : p.costApprox - value) * rate;
+      const totals = p.approxTotals();
+      const value = totals.quantity * price;
+      unrealizedUsd += (p.side === 'LONG' ? value - totals.cost : totals.cost - value) * rate;
       marginUsd += (Math.abs(value) * rate) / leverageOf(p.symbol);
     }
     return { unrealizedUsd, marginUsd };
@@ -440,7 +445,7 @@ export class PositionBook {
         outcome.realizedPnlUsd = outcome.realizedPnlUsd.plus(realizedUsd);
       }
       target.updatedAt = fill.time;
-      if (target.quantity.isZero()) {
+      if (target.isFlat) {
         this.open.delete(target.id);
         if (this.bySymbol.get(target.symbol) === target) this.bySymbol.delete(target.symbol);
         outcome.events.push({ type: 'POSITION_CLOSED', time: fill.time, position: this.snapshot(target) });
@@ -562,10 +567,10 @@ export class PositionBook {
         `a ${fill.side} fill cannot reduce ${target.side} position ${target.id}`,
       );
     }
-    if (units.gt(target.quantity)) {
+    if (compare(scaledOf(units), target.quantity) > 0) {
       throw new PositionBookError(
         'EXCEEDS_POSITION',
-        `fill of ${toDecimalString(units)} exceeds position ${target.id} of ${toDecimalString(target.quantity)}`,
+        `fill of ${toDecimalString(units)} exceeds position ${target.id} of ${scaledText(target.quantity)}`,
       );
     }
     return target;
@@ -613,7 +618,7 @@ export class PositionBook {
       position.lots.shift();
     }
     const open = lotDecimals(toClose).openPrice;
-    position.takeFromFirst(units, open);
+    position.takeClosed(toClose);
     const close = new Exact(fill.price);
     const perUnit = position.side === 'LONG' ? close.minus(open) : open.minus(close);
     const realizedQuote = new Exact(units).times(perUnit);
@@ -634,7 +639,7 @@ export class PositionBook {
   }
 
   private unrealizedUsd(p: Position): Dec {
-    if (p.quantity.isZero()) return ZERO;
+    if (p.isFlat) return ZERO;
     const pnl = unrealizedInQuote(p.side === 'LONG', p.quantity, p.cost, this.currentPrice(p.symbol, p.side));
     return this.converter.toUsd(pnl, p.currency);
   }
@@ -658,7 +663,7 @@ export class PositionBook {
         decimals: quote ? quote.decimals : -1,
         fallback: quote ? undefined : this.currentPrice(p.symbol, p.side),
         toUsd: usd ? sameAmount : this.converter.captureRate(p.currency),
-        scaled: usd && quote ? p.scaledTotals() : undefined,
+        scalable: usd && quote !== undefined,
       });
     }
     return new CapturedPositions(parts);
@@ -666,8 +671,8 @@ export class PositionBook {
 }
 
 /** cost / quantity in 60 digits (0 for no quantity: a position never reduced has no last average). */
-function averageOf(cost: Dec, quantity: Dec): Dec {
-  return quantity.isZero() ? ZERO : new Dec(cost).div(quantity);
+function averageOf(cost: Scaled, quantity: Scaled): Dec {
+  return quantity.value === 0n ? ZERO : new Dec(scaledText(cost)).div(new Dec(scaledText(quantity)));
 }
 
 /**
@@ -683,11 +688,11 @@ class Snapshot implements PositionSnapshot {
   readonly openedAt: number;
   readonly updatedAt: number;
   readonly openLots: readonly OpenTradeLot[];
-  private readonly exactQuantity: Dec;
-  private readonly cost: Dec;
+  private readonly exactQuantity: Scaled;
+  private readonly cost: Scaled;
   private readonly realized: Dec;
-  private readonly lastCost: Dec;
-  private readonly lastQuantity: Dec;
+  private readonly lastCost: Scaled;
+  private readonly lastQuantity: Scaled;
   private cache: Partial<
     Pick<
       PositionSnapshot,
@@ -714,13 +719,17 @@ class Snapshot implements PositionSnapshot {
     this.lastQuantity = p.lastQuantity;
   }
 
+  private get isClosed(): boolean {
+    return this.exactQuantity.value === 0n;
+  }
+
   get quantity(): Dec {
-    this.cache.quantity ??= new Dec(this.exactQuantity);
+    this.cache.quantity ??= new Dec(scaledText(this.exactQuantity));
     return this.cache.quantity;
   }
 
   get averageEntryPrice(): Dec {
-    this.cache.averageEntryPrice ??= this.exactQuantity.isZero()
+    this.cache.averageEntryPrice ??= this.isClosed
       ? averageOf(this.lastCost, this.lastQuantity)
       : averageOf(this.cost, this.exactQuantity);
     return this.cache.averageEntryPrice;
@@ -729,7 +738,7 @@ class Snapshot implements PositionSnapshot {
   /** Quote currency: current x quantity - cost (long), exact. */
   get unrealizedPnl(): Dec {
     if (!this.cache.unrealizedPnl) {
-      if (this.exactQuantity.isZero()) this.cache.unrealizedPnl = ZERO;
+      if (this.isClosed) this.cache.unrealizedPnl = ZERO;
       else {
         const long = this.side === 'LONG';
         this.cache.unrealizedPnl = new Dec(
@@ -759,7 +768,7 @@ class Snapshot implements PositionSnapshot {
       id: this.id,
       symbol: this.symbol,
       side: this.side,
-      quantity: toDecimalString(this.exactQuantity),
+      quantity: scaledText(this.exactQuantity),
       average_entry_price: toDecimalString(this.averageEntryPrice),
       current_price: toDecimalString(this.currentPrice),
       unrealized_pnl: toDecimalString(this.unrealizedPnl),
