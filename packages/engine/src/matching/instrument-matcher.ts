@@ -249,7 +249,7 @@ export class InstrumentMatcher {
     this.syncBest(prepared);
     const order = prepared.order;
     const scale = Math.max(barDecimals, ...this.priceDecimals(order));
-    const unit = new Dec(10).pow(scale);
+    const unit = unitAt(scale);
     const toInt = (d: Dec | undefined) => (d ? d.times(unit).toNumber() : 0);
     prepared.barDecimals = barDecimals;
     prepared.scale = scale;
@@ -312,6 +312,16 @@ export class InstrumentMatcher {
   }
 }
 
+/**
+ * 10^scale as a decimal, made once per scale: every resting order is prepared at a bar's scale (a
+ * bracket's two legs at every entry), and decimal.js raises to a power far more slowly than it reads.
+ */
+const UNITS: Dec[] = [];
+function unitAt(scale: number): Dec {
+  UNITS[scale] ??= new Dec(10).pow(scale);
+  return UNITS[scale];
+}
+
 const toDecimal = (ticks: number, scale: number): Dec => new Dec(ticksToDecimalString(ticks, scale));
 
 type PriceColumn = BidAskBarBatch['bidOpen'];
@@ -343,7 +353,7 @@ function trailingStop(
   trailing: NonNullable<RestingOrder['trailing']>,
   scale: number,
 ): (best: number) => number {
-  const unit = new Dec(10).pow(scale);
+  const unit = unitAt(scale);
   if (trailing.type === 'ABSOLUTE') {
     const offset = trailing.distance.times(unit).toNumber();
     return direction === 'SELL' ? (best) => best - offset : (best) => best + offset;
