@@ -253,7 +253,7 @@ export class SimulationEngine {
       converter: this.converter,
     });
     this.account = new Account({ initialCapital: config.initialCapital, unrealized: this.book });
-    this.balance = new BalanceMoment(this.account.balance);
+    this.balance = new BalanceMoment(this.account.balanceScaled);
     this.margin = new MarginMonitor({
       book: this.book,
       account: this.account,
@@ -1225,7 +1225,7 @@ export class SimulationEngine {
   /** After the balance changed: its version and values follow. */
   private afterBalanceChange(): void {
     this.balanceVersion += 1;
-    this.balance = new BalanceMoment(this.account.balance);
+    this.balance = new BalanceMoment(this.account.balanceScaled);
     this.flatSample = undefined;
   }
 
@@ -1356,7 +1356,7 @@ export class SimulationEngine {
       time: at,
       ...(closeReason && { closeReason }),
     });
-    this.account.bookFill(outcome);
+    this.account.bookAmounts(outcome.realizedUsd, outcome.commission);
     this.afterBalanceChange();
     // Decision 4: positions are marked at the last completed bar's bid (long) or ask (short) at once.
     if (state.hasQuote) {

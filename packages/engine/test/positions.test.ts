@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
+import { scaledOfText, scaledText } from '../src/account/scaled-decimal.ts';
 import {
   Account,
   type BookFill,
@@ -304,10 +305,12 @@ describe('FIFO lots and commission shares', () => {
   });
 
   it('proRata puts the rounding remainder on the last share', () => {
-    const shares = proRata(new Dec('2'), [new Dec(1), new Dec(1), new Dec(1)]).map(s);
+    const sharesOf = (total: string, weights: string[]) =>
+      proRata(scaledOfText(total), weights.map(scaledOfText)).map(scaledText);
+    const shares = sharesOf('2', ['1', '1', '1']);
     assert.deepEqual(shares, [`0.${'6'.repeat(59)}7`, `0.${'6'.repeat(59)}7`, `0.${'6'.repeat(59)}6`]);
-    assert.deepEqual(proRata(new Dec('0.45'), [new Dec(2), new Dec(3)]).map(s), ['0.18', '0.27']);
-    assert.deepEqual(proRata(new Dec('0'), [new Dec(2), new Dec(3)]).map(s), ['0', '0']);
+    assert.deepEqual(sharesOf('0.45', ['2', '3']), ['0.18', '0.27']);
+    assert.deepEqual(sharesOf('0', ['2', '3']), ['0', '0']);
   });
 });
 

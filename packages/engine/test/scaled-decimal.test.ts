@@ -7,6 +7,8 @@ import {
   absolute,
   add,
   compare,
+  DecSum,
+  divide,
   fitsDec,
   multiply,
   scaledApprox,
@@ -14,20 +16,42 @@ import {
   scaledOfText,
   scaledText,
   scaledTicks,
+  shareOf,
   subtract,
 } from '../src/account/scaled-decimal.ts';
+import { proRata } from '../src/positions/position-book.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 
+/** Decimal strings of up to `digits` digits, `maxScale` of them in the fraction (trailing zeros too). */
+const decimals = (digits: bigint, maxScale: number) =>
+  fc
+    .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** digits }), fc.integer({ min: 0, max: maxScale }))
+    .map(([negative, value, scale]) => {
+      const text = value.toString().padStart(scale + 1, '0');
+      const whole = text.slice(0, text.length - scale);
+      const fraction = text.slice(text.length - scale);
+      return `${negative ? '-' : ''}${whole}${scale > 0 ? `.${fraction}` : ''}`;
+    });
+
 /** Decimal strings from tiny to large, negative, with trailing zeros in the fraction. */
-const decimal = fc
-  .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 25n }), fc.integer({ min: 0, max: 30 }))
-  .map(([negative, digits, scale]) => {
-    const text = digits.toString().padStart(scale + 1, '0');
-    const whole = text.slice(0, text.length - scale);
-    const fraction = text.slice(text.length - scale);
-    return `${negative ? '-' : ''}${whole}${scale > 0 ? `.${fraction}` : ''}`;
-  });
+const decimal = decimals(25n, 30);
+
+/** Up to 70 digits: sums, products and quotients that `Dec` must round. */
+const longDecimal = decimals(70n, 40);
+
+/** Divisors whose quotients often terminate: 2^i x 5^j x a small factor, at a scale. */
+const divisor = fc
+  .tuple(
+    fc.integer({ min: 0, max: 40 }),
+    fc.integer({ min: 0, max: 40 }),
+    fc.constantFrom(1n, 1n, 3n, 7n, 9n),
+    fc.integer({ min: 0, max: 12 }),
+  )
+  .map(([i, j, k, scale]) => scaledText({ value: 2n ** BigInt(i) * 5n ** BigInt(j) * k, scale }));
+
+const anyDecimal = fc.oneof(decimal, longDecimal);
+const nonZero = (text: string) => !new Dec(text).isZero();
 
 describe('scaled decimals (exact BigInt arithmetic for sampled points)', () => {
   it('write the canonical text of the decimal they hold', () => {
@@ -81,5 +105,78 @@ describe('scaled decimals (exact BigInt arithmetic for sampled points)', () => {
   it('say a number fits Dec only when its 60 significant digits hold it', () => {
     assert.equal(fitsDec(scaledOf(new Dec(`${'9'.repeat(30)}.${'9'.repeat(30)}`))), true);
     assert.equal(fitsDec(scaledOf(new Exact(`${'9'.repeat(31)}.${'9'.repeat(30)}`))), false);
+  });
+
+  it('divide as Dec divides (exact quotients in BigInt, the others rounded by decimal.js)', () => {
+    fc.assert(
+      fc.property(anyDecimal, fc.oneof(divisor, anyDecimal.filter(nonZero)), (a, b) => {
+        const quotient = divide(scaledOfText(a), scaledOfText(b));
+        assert.equal(scaledText(quotient), toDecimalString(new Dec(a).div(b)));
+      }),
+      { numRuns: RUNS },
+    );
+    assert.equal(scaledText(divide(scaledOfText('1'), scaledOfText('3'))), `0.${'3'.repeat(60)}`);
+    assert.equal(scaledText(divide(scaledOfText('-2.5'), scaledOfText('0.04'))), '-62.5');
+    assert.equal(
+      scaledText(divide(scaledOfText('1'), scaledOfText(`${'1'.repeat(64)}`))),
+      toDecimalString(new Dec(1).div('1'.repeat(64))),
+    );
+    assert.throws(() => divide(scaledOfText('1'), scaledOfText('0.00')), RangeError);
+  });
+
+  it('share a total as Dec computes total x weight / sum', () => {
+    fc.assert(
+      fc.property(
+        anyDecimal,
+        anyDecimal,
+        fc.oneof(divisor, anyDecimal.filter(nonZero)),
+        (total, weight, sum) => {
+          const share = shareOf(scaledOfText(total), scaledOfText(weight), scaledOfText(sum));
+          assert.equal(scaledText(share), toDecimalString(new Dec(total).times(weight).div(sum)));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('share pro rata as the decimal formula does, the shares adding up to the total exactly', () => {
+    const weight = fc
+      .oneof(decimal, longDecimal)
+      .map((t) => t.replace('-', ''))
+      .filter(nonZero);
+    fc.assert(
+      fc.property(anyDecimal, fc.array(weight, { minLength: 1, maxLength: 5 }), (total, weights) => {
+        const shares = proRata(scaledOfText(total), weights.map(scaledOfText)).map(scaledText);
+        const sum = weights.reduce((acc, w) => acc.plus(w), new Exact(0));
+        let allocated = new Exact(0);
+        weights.forEach((w, index) => {
+          if (index === weights.length - 1) return;
+          const expected = new Dec(total).times(w).div(sum);
+          assert.equal(shares[index], toDecimalString(expected));
+          allocated = allocated.plus(expected);
+        });
+        assert.equal(shares[weights.length - 1], toDecimalString(new Exact(total).minus(allocated)));
+        assert.equal(
+          toDecimalString(shares.reduce((acc, x) => acc.plus(x), new Exact(0))),
+          toDecimalString(total),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('sum as Dec sums, rounding where Dec rounds', () => {
+    fc.assert(
+      fc.property(fc.array(anyDecimal, { maxLength: 8 }), (values) => {
+        const sum = new DecSum();
+        let expected = new Dec(0);
+        for (const v of values) {
+          sum.add(scaledOfText(v));
+          expected = expected.plus(v);
+        }
+        assert.equal(toDecimalString(sum.value), toDecimalString(expected));
+      }),
+      { numRuns: RUNS },
+    );
   });
 });

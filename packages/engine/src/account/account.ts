@@ -5,15 +5,14 @@
  *   equity (NAV) = balance + unrealized P&L
  *
  * `balance` is kept as its own running total next to the three component totals, and
- * `assertIdentity` checks that they agree exactly: every sum here is exact (see exact.ts), so any
- * difference is a booking error, never rounding. Realized P&L is before commissions (the lots'
+ * `assertIdentity` checks that they agree exactly: every total is a scaled integer (BigInt, exact),
+ * so any difference is a booking error, never rounding. Realized P&L is before commissions (the lots'
  * `realized_pnl`); commissions are whole fill commissions (entry and exit); funding is signed
  * (negative debits, decision 5). The timeseries `units` is `balance`, `nav` is `equity`.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY } from './currency.ts';
-import { Exact } from './exact.ts';
-import { type Scaled, scaledOf } from './scaled-decimal.ts';
+import { add, compare, type Scaled, scaledOf, scaledText, subtract } from './scaled-decimal.ts';
 
 /** The gateway's Account resource (trading-gateway.md), decimals as canonical strings. */
 export interface AccountView {
@@ -53,26 +52,23 @@ export interface BookedFill {
 }
 
 /**
- * The balance at one moment, as the per-bar path needs it: the decimal and its float at once, the
- * canonical text and the scaled integer only when a sampled point is valued (once per balance).
+ * The balance at one moment, as the per-bar path needs it: the scaled integer, its canonical text and
+ * its float (the double nearest the decimal, as `Dec#toNumber` gives) at once, the decimal only when
+ * read (once per balance).
  */
 export class BalanceMoment {
+  readonly text: string;
   readonly approx: number;
-  private textCache: string | undefined;
-  private scaledCache: Scaled | undefined;
+  private decimal: Dec | undefined;
 
-  constructor(readonly value: Dec) {
-    this.approx = value.toNumber();
+  constructor(readonly scaled: Scaled) {
+    this.text = scaledText(scaled);
+    this.approx = Number(this.text);
   }
 
-  get text(): string {
-    this.textCache ??= toDecimalString(this.value);
-    return this.textCache;
-  }
-
-  get scaled(): Scaled {
-    this.scaledCache ??= scaledOf(this.value);
-    return this.scaledCache;
+  get value(): Dec {
+    this.decimal ??= new Dec(this.text);
+    return this.decimal;
   }
 }
 
@@ -83,41 +79,49 @@ export class AccountingIdentityError extends Error {
   }
 }
 
-const NO_POSITIONS: UnrealizedSource = { unrealizedPnlUsd: () => new Exact(0) };
+const NO_POSITIONS: UnrealizedSource = { unrealizedPnlUsd: () => new Dec(0) };
+const ZERO: Scaled = { value: 0n, scale: 0 };
+const decimal = (s: Scaled): Dec => new Dec(scaledText(s));
 
 export class Account {
-  private readonly capital: Dec;
+  private readonly capital: Scaled;
   private readonly source: UnrealizedSource;
-  private balanceTotal: Dec;
-  private realizedTotal: Dec = new Exact(0);
-  private commissionTotal: Dec = new Exact(0);
-  private fundingTotal: Dec = new Exact(0);
+  private balanceTotal: Scaled;
+  private realizedTotal: Scaled = ZERO;
+  private commissionTotal: Scaled = ZERO;
+  private fundingTotal: Scaled = ZERO;
 
   constructor(options: AccountOptions) {
-    this.capital = new Exact(options.initialCapital);
-    if (!this.capital.isFinite()) throw new RangeError('initialCapital must be a finite number');
+    const capital = new Dec(options.initialCapital);
+    if (!capital.isFinite()) throw new RangeError('initialCapital must be a finite number');
+    this.capital = scaledOf(capital);
     this.balanceTotal = this.capital;
     this.source = options.unrealized ?? NO_POSITIONS;
   }
 
   get initialCapital(): Dec {
-    return new Dec(this.capital);
+    return decimal(this.capital);
   }
 
   get balance(): Dec {
-    return new Dec(this.balanceTotal);
+    return decimal(this.balanceTotal);
+  }
+
+  /** The balance as a scaled integer (exact). */
+  get balanceScaled(): Scaled {
+    return this.balanceTotal;
   }
 
   get realizedPnl(): Dec {
-    return new Dec(this.realizedTotal);
+    return decimal(this.realizedTotal);
   }
 
   get commissions(): Dec {
-    return new Dec(this.commissionTotal);
+    return decimal(this.commissionTotal);
   }
 
   get funding(): Dec {
-    return new Dec(this.fundingTotal);
+    return decimal(this.fundingTotal);
   }
 
   /** Unrealized P&L of the open positions at their current marks, USD. */
@@ -127,20 +131,26 @@ export class Account {
 
   /** NAV: balance + unrealized. */
   get equity(): Dec {
-    return new Dec(this.balanceTotal.plus(this.source.unrealizedPnlUsd()));
+    return decimal(this.plusUnrealized(this.source.unrealizedPnlUsd()));
   }
 
   /** Books a fill: its realized P&L (before fees) and its whole commission. */
   bookFill(fill: BookedFill): void {
-    this.realizedTotal = this.realizedTotal.plus(fill.realizedPnlUsd);
-    this.commissionTotal = this.commissionTotal.plus(fill.commissionUsd);
-    this.balanceTotal = this.balanceTotal.plus(fill.realizedPnlUsd).minus(fill.commissionUsd);
+    this.bookAmounts(scaledOf(fill.realizedPnlUsd), scaledOf(fill.commissionUsd));
+  }
+
+  /** `bookFill` with the amounts as scaled integers (the position book's `FillOutcome` has them). */
+  bookAmounts(realizedUsd: Scaled, commissionUsd: Scaled): void {
+    this.realizedTotal = add(this.realizedTotal, realizedUsd);
+    this.commissionTotal = add(this.commissionTotal, commissionUsd);
+    this.balanceTotal = subtract(add(this.balanceTotal, realizedUsd), commissionUsd);
   }
 
   /** Books a funding amount, USD, signed as it is added to the balance. */
   bookFunding(amountUsd: Dec): void {
-    this.fundingTotal = this.fundingTotal.plus(amountUsd);
-    this.balanceTotal = this.balanceTotal.plus(amountUsd);
+    const amount = scaledOf(amountUsd);
+    this.fundingTotal = add(this.fundingTotal, amount);
+    this.balanceTotal = add(this.balanceTotal, amount);
   }
 
   /** Whether initialCapital + realized - commissions + funding == balance and nav == balance + unrealized, exactly. */
@@ -156,42 +166,46 @@ export class Account {
   snapshot(): AccountSnapshot {
     const unrealizedPnl = this.unrealizedPnl;
     return {
-      initialCapital: new Dec(this.capital),
-      balance: new Dec(this.balanceTotal),
-      equity: new Dec(this.balanceTotal.plus(unrealizedPnl)),
+      initialCapital: decimal(this.capital),
+      balance: decimal(this.balanceTotal),
+      equity: decimal(this.plusUnrealized(unrealizedPnl)),
       unrealizedPnl,
-      realizedPnl: new Dec(this.realizedTotal),
-      commissions: new Dec(this.commissionTotal),
-      funding: new Dec(this.fundingTotal),
+      realizedPnl: decimal(this.realizedTotal),
+      commissions: decimal(this.commissionTotal),
+      funding: decimal(this.fundingTotal),
     };
   }
 
   /** The gateway Account resource; margin_available = equity - margin_used. */
   view(marginUsed: Dec): AccountView {
     const unrealized = this.unrealizedPnl;
-    const equity = this.balanceTotal.plus(unrealized);
+    const equity = this.plusUnrealized(unrealized);
     return {
-      balance: toDecimalString(this.balanceTotal),
-      equity: toDecimalString(equity),
-      margin_used: toDecimalString(new Exact(marginUsed)),
-      margin_available: toDecimalString(equity.minus(marginUsed)),
+      balance: scaledText(this.balanceTotal),
+      equity: scaledText(equity),
+      margin_used: toDecimalString(marginUsed),
+      margin_available: scaledText(subtract(equity, scaledOf(marginUsed))),
       unrealized_pnl: toDecimalString(unrealized),
       currency: ACCOUNT_CURRENCY,
     };
   }
 
+  /** balance + unrealized, exactly. */
+  private plusUnrealized(unrealizedUsd: Dec): Scaled {
+    return add(this.balanceTotal, scaledOf(unrealizedUsd));
+  }
+
   private identityProblem(): string | undefined {
-    const expected = this.capital
-      .plus(this.realizedTotal)
-      .minus(this.commissionTotal)
-      .plus(this.fundingTotal);
-    if (!expected.eq(this.balanceTotal)) {
-      return `balance ${toDecimalString(this.balanceTotal)} != initialCapital + realized - commissions + funding = ${toDecimalString(expected)}`;
+    const expected = subtract(add(this.capital, this.realizedTotal), this.commissionTotal);
+    const withFunding = add(expected, this.fundingTotal);
+    if (compare(withFunding, this.balanceTotal) !== 0) {
+      return `balance ${scaledText(this.balanceTotal)} != initialCapital + realized - commissions + funding = ${scaledText(withFunding)}`;
     }
     const unrealized = this.unrealizedPnl;
     const equity = this.equity;
-    if (!equity.eq(this.balanceTotal.plus(unrealized))) {
-      return `equity ${toDecimalString(equity)} != balance + unrealized = ${toDecimalString(this.balanceTotal.plus(unrealized))}`;
+    const expectedEquity = this.plusUnrealized(unrealized);
+    if (compare(scaledOf(equity), expectedEquity) !== 0) {
+      return `equity ${toDecimalString(equity)} != balance + unrealized = ${scaledText(expectedEquity)}`;
     }
     return undefined;
   }

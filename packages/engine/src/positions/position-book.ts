@@ -42,7 +42,7 @@
  */
 import { Dec, ticksToDecimalString, toDecimalString } from '@hindsight/core';
 import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
-import { Exact, exactSum } from '../account/exact.ts';
+import { Exact } from '../account/exact.ts';
 import {
   add,
   compare,
@@ -53,6 +53,7 @@ import {
   scaledOfText,
   scaledText,
   scaledTicks,
+  shareOf,
   subtract,
 } from '../account/scaled-decimal.ts';
 import { TickQuote } from '../account/tick-quote.ts';
@@ -60,15 +61,15 @@ import type { PositionSide, Side } from '../orders/order-types.ts';
 import {
   type ClosedTradeLot,
   type CloseReason,
-  closeLot,
   formatTradeId,
-  lotDecimals,
   type OpenTradeLot,
-  openLot,
   splitLot,
   type TradeDirection,
   type TradeLot,
+  writeClosedLot,
+  writeOpenLot,
 } from '../results/trade-lot.ts';
+import { type FillFigures, figuresOf } from './fill-figures.ts';
 
 export type PositionMode = 'netting' | 'hedging';
 export type PositionEventType = 'POSITION_OPENED' | 'POSITION_MODIFIED' | 'POSITION_CLOSED';
@@ -151,9 +152,32 @@ export interface FillOutcome {
   /** Lots this fill closed, FIFO order. */
   closedLots: ClosedTradeLot[];
   /** Sum of `closedLots` realized P&L, USD, before commissions. */
-  realizedPnlUsd: Dec;
+  readonly realizedPnlUsd: Dec;
   /** The fill's commission, USD (the account books it whole). */
   commissionUsd: Dec;
+  /** `realizedPnlUsd` and `commissionUsd` as scaled integers (what the account adds up). */
+  readonly realizedUsd: Scaled;
+  readonly commission: Scaled;
+}
+
+/** A fill's outcome; its realized P&L is made a decimal only when read. */
+class Outcome implements FillOutcome {
+  readonly events: PositionEvent[] = [];
+  readonly openedLots: OpenTradeLot[] = [];
+  readonly closedLots: ClosedTradeLot[] = [];
+  realizedUsd: Scaled = SCALED_ZERO;
+
+  constructor(
+    readonly orderId: string,
+    readonly symbol: string,
+    readonly time: number,
+    readonly commissionUsd: Dec,
+    readonly commission: Scaled,
+  ) {}
+
+  get realizedPnlUsd(): Dec {
+    return new Dec(scaledText(this.realizedUsd));
+  }
 }
 
 export type PositionBookErrorCode =
@@ -200,7 +224,7 @@ class Position {
    */
   quantity: Scaled = SCALED_ZERO;
   cost: Scaled = SCALED_ZERO;
-  realizedUsd: Dec = ZERO;
+  realizedUsd: Scaled = SCALED_ZERO;
   /**
    * Cost and quantity before the last reduction: the average shown once the position is closed (the
    * last one it had), divided only when a closed position's view is read.
@@ -230,19 +254,18 @@ class Position {
     this.lastQuantity = this.quantity;
   }
 
-  addLot(lot: OpenTradeLot): void {
+  /** Adds a lot of `units` at `price` (the numbers its texts were written from). */
+  addLot(lot: OpenTradeLot, units: Scaled, price: Scaled): void {
     this.lots.push(lot);
-    const units = scaledOfText(lot.units);
     this.quantity = add(this.quantity, units);
-    this.cost = add(this.cost, multiply(units, scaledOfText(lot.open_price)));
+    this.cost = add(this.cost, multiply(units, price));
     this.approx = undefined;
   }
 
-  /** Takes a lot closed out of the first one (the whole of it, or a split-off part) off the totals. */
-  takeClosed(lot: TradeLot): void {
-    const units = scaledOfText(lot.units);
+  /** Takes `units` at `price` closed out of the first lot (all of it, or a split-off part) off the totals. */
+  takeClosed(units: Scaled, price: Scaled): void {
     this.quantity = subtract(this.quantity, units);
-    this.cost = subtract(this.cost, multiply(units, scaledOfText(lot.open_price)));
+    this.cost = subtract(this.cost, multiply(units, price));
     this.approx = undefined;
   }
 
@@ -388,8 +411,7 @@ export class PositionBook {
 
   applyFill(fill: BookFill): FillOutcome {
     const currency = this.currencyOf(fill.symbol);
-    const units = new Exact(fill.units);
-    if (!units.isFinite() || units.lte(0)) {
+    if (!fill.units.isFinite() || !fill.units.gt(0)) {
       throw new PositionBookError('INVALID_FILL', `fill of order ${fill.orderId} must have positive units`);
     }
     if (!Number.isSafeInteger(fill.time)) {
@@ -397,52 +419,57 @@ export class PositionBook {
     }
     // Checked before any change, so a refused fill leaves the book as it was.
     this.converter.assertCanConvert(currency);
+    const figures = figuresOf(fill);
+    const units = figures.units;
     const fillSide: PositionSide = fill.side === 'BUY' ? 'LONG' : 'SHORT';
     const target = this.targetOf(fill, fillSide, units);
 
     // Plan the parts: closing slices of the target's lots (FIFO), then the opening part.
-    const closing: Dec[] = [];
-    let openUnits: Dec = units;
+    const closing: Scaled[] = [];
+    const closingLots: Scaled[] = [];
+    let openUnits: Scaled = units;
     if (target && target.side !== fillSide) {
-      let left: Dec = units;
+      let left = units;
       for (const lot of target.lots) {
-        if (left.isZero()) break;
+        if (left.value === 0n) break;
         if (lot.opened_at > fill.time) {
           throw new PositionBookError(
             'INVALID_FILL',
             `fill of order ${fill.orderId} is before lot ${lot.id} opened`,
           );
         }
-        const lotUnits = lotDecimals(lot).units;
-        const take = left.lt(lotUnits) ? left : lotUnits;
+        const lotUnits = scaledOfText(lot.units);
+        const take = compare(left, lotUnits) < 0 ? left : lotUnits;
         closing.push(take);
-        left = left.minus(take);
+        closingLots.push(lotUnits);
+        left = subtract(left, take);
       }
       openUnits = left;
     }
-    const weights = openUnits.isZero() ? closing : [...closing, openUnits];
-    const shares = proRata(fill.commissionUsd, weights);
+    const weights = openUnits.value === 0n ? closing : [...closing, openUnits];
+    const shares = proRata(figures.commission, weights);
 
     // Nothing below throws for a valid fill: the book changes only from here on.
     this.lastFillBase.set(fill.symbol, new Dec(fill.basePrice));
-    const outcome: FillOutcome = {
-      orderId: fill.orderId,
-      symbol: fill.symbol,
-      time: fill.time,
-      events: [],
-      openedLots: [],
-      closedLots: [],
-      realizedPnlUsd: ZERO,
-      commissionUsd: fill.commissionUsd,
-    };
+    const outcome = new Outcome(fill.orderId, fill.symbol, fill.time, fill.commissionUsd, figures.commission);
 
     if (target && closing.length > 0) {
       target.rememberAverage();
       for (let index = 0; index < closing.length; index++) {
-        const part = closing[index] as Dec;
-        const { closed, realizedUsd } = this.closeFirst(target, part, fill, shares[index] ?? ZERO, currency);
+        const part = closing[index] as Scaled;
+        const exitCommission = shares[index] as Scaled;
+        const lotUnits = closingLots[index] as Scaled;
+        const { closed, realizedUsd } = this.closeFirst(
+          target,
+          part,
+          lotUnits,
+          fill,
+          figures,
+          exitCommission,
+          currency,
+        );
         outcome.closedLots.push(closed);
-        outcome.realizedPnlUsd = outcome.realizedPnlUsd.plus(realizedUsd);
+        outcome.realizedUsd = add(outcome.realizedUsd, realizedUsd);
       }
       target.updatedAt = fill.time;
       if (target.isFlat) {
@@ -454,22 +481,22 @@ export class PositionBook {
       }
     }
 
-    if (!openUnits.isZero()) {
+    if (openUnits.value !== 0n) {
       const adding = target !== undefined && target.side === fillSide;
       const position = adding ? target : this.newPosition(fill, fillSide, currency);
-      const lot = openLot({
+      const lot = writeOpenLot({
         id: this.nextLotId(),
         instrumentSymbol: fill.symbol,
         direction: directionOf(fillSide),
-        units: openUnits,
-        openPrice: fill.price,
-        baseOpenPrice: fill.basePrice,
-        openSlippageBps: fill.slippageBps,
-        entryCommission: shares[shares.length - 1] ?? ZERO,
+        units: openUnits === units ? figures.unitsText : scaledText(openUnits),
+        openPrice: figures.priceText,
+        baseOpenPrice: figures.basePriceText,
+        openSlippageBps: figures.slippageBpsText,
+        entryCommission: scaledText(shares[shares.length - 1] as Scaled),
         openedAt: fill.time,
         openedByOrderId: fill.orderId,
       });
-      position.addLot(lot);
+      position.addLot(lot, openUnits, figures.price);
       position.updatedAt = fill.time;
       this.allLots.set(lot.id, lot);
       outcome.openedLots.push(lot);
@@ -479,7 +506,6 @@ export class PositionBook {
         position: this.snapshot(position),
       });
     }
-    outcome.realizedPnlUsd = new Dec(outcome.realizedPnlUsd);
     return outcome;
   }
 
@@ -548,7 +574,7 @@ export class PositionBook {
     return currency;
   }
 
-  private targetOf(fill: BookFill, fillSide: PositionSide, units: Dec): Position | undefined {
+  private targetOf(fill: BookFill, fillSide: PositionSide, units: Scaled): Position | undefined {
     if (this.mode === 'netting') return this.bySymbol.get(fill.symbol);
     if (fill.positionId === undefined) return undefined;
     const target = this.open.get(fill.positionId);
@@ -567,10 +593,10 @@ export class PositionBook {
         `a ${fill.side} fill cannot reduce ${target.side} position ${target.id}`,
       );
     }
-    if (compare(scaledOf(units), target.quantity) > 0) {
+    if (compare(units, target.quantity) > 0) {
       throw new PositionBookError(
         'EXCEEDS_POSITION',
-        `fill of ${toDecimalString(units)} exceeds position ${target.id} of ${scaledText(target.quantity)}`,
+        `fill of ${scaledText(units)} exceeds position ${target.id} of ${scaledText(target.quantity)}`,
       );
     }
     return target;
@@ -596,44 +622,51 @@ export class PositionBook {
   }
 
   /**
-   * Closes `units` of the position's first lot (all of it, or a split-off part) and returns the closed
-   * lot with its realized P&L in USD (the number its `realized_pnl` is written from).
+   * Closes `units` of the position's first lot (of `lotUnits`: all of it, or a split-off part) and
+   * returns the closed lot with its realized P&L in USD (the number its `realized_pnl` is written from).
    */
   private closeFirst(
     position: Position,
-    units: Dec,
+    units: Scaled,
+    lotUnits: Scaled,
     fill: BookFill,
-    exitCommission: Dec,
+    figures: FillFigures,
+    exitCommission: Scaled,
     currency: string,
-  ): { closed: ClosedTradeLot; realizedUsd: Dec } {
+  ): { closed: ClosedTradeLot; realizedUsd: Scaled } {
     const first = position.lots[0];
     if (!first) throw new Error(`position ${position.id} has no lot to close`);
     let toClose: OpenTradeLot = first;
-    if (units.lt(lotDecimals(first).units)) {
-      const { detached, remainder } = splitExactly(first, units, this.nextLotId());
+    if (compare(units, lotUnits) < 0) {
+      const { detached, remainder } = splitLot(first, scaledText(units), this.nextLotId());
       position.lots[0] = remainder;
       this.allLots.set(remainder.id, remainder);
       toClose = detached;
     } else {
       position.lots.shift();
     }
-    const open = lotDecimals(toClose).openPrice;
-    position.takeClosed(toClose);
-    const close = new Exact(fill.price);
-    const perUnit = position.side === 'LONG' ? close.minus(open) : open.minus(close);
-    const realizedQuote = new Exact(units).times(perUnit);
-    const realizedUsd = this.converter.toUsd(realizedQuote, currency);
-    const closed = closeLot(toClose, {
-      closePrice: fill.price,
-      baseClosePrice: fill.basePrice,
-      closeSlippageBps: fill.slippageBps,
-      exitCommission,
+    const open = scaledOfText(toClose.open_price);
+    position.takeClosed(units, open);
+    const close = figures.price;
+    const realizedQuote = multiply(
+      units,
+      position.side === 'LONG' ? subtract(close, open) : subtract(open, close),
+    );
+    const realizedUsd =
+      currency === ACCOUNT_CURRENCY
+        ? realizedQuote
+        : scaledOf(this.converter.toUsd(new Dec(scaledText(realizedQuote)), currency));
+    const closed = writeClosedLot(toClose, {
+      closePrice: figures.priceText,
+      baseClosePrice: figures.basePriceText,
+      closeSlippageBps: figures.slippageBpsText,
+      exitCommission: scaledText(exitCommission),
       closedAt: fill.time,
       closedByOrderId: fill.orderId,
-      realizedPnl: realizedUsd,
+      realizedPnl: scaledText(realizedUsd),
       closeReason: fill.closeReason ?? 'Normal',
     });
-    position.realizedUsd = position.realizedUsd.plus(realizedUsd);
+    position.realizedUsd = add(position.realizedUsd, realizedUsd);
     this.allLots.set(closed.id, closed);
     return { closed, realizedUsd };
   }
@@ -690,7 +723,7 @@ class Snapshot implements PositionSnapshot {
   readonly openLots: readonly OpenTradeLot[];
   private readonly exactQuantity: Scaled;
   private readonly cost: Scaled;
-  private readonly realized: Dec;
+  private readonly realized: Scaled;
   private readonly lastCost: Scaled;
   private readonly lastQuantity: Scaled;
   private cache: Partial<
@@ -759,7 +792,7 @@ class Snapshot implements PositionSnapshot {
   }
 
   get realizedPnlUsd(): Dec {
-    this.cache.realizedPnlUsd ??= new Dec(this.realized);
+    this.cache.realizedPnlUsd ??= new Dec(scaledText(this.realized));
     return this.cache.realizedPnlUsd;
   }
 
@@ -772,7 +805,7 @@ class Snapshot implements PositionSnapshot {
       average_entry_price: toDecimalString(this.averageEntryPrice),
       current_price: toDecimalString(this.currentPrice),
       unrealized_pnl: toDecimalString(this.unrealizedPnl),
-      realized_pnl: toDecimalString(this.realized),
+      realized_pnl: scaledText(this.realized),
       opened_at: isoTime(this.openedAt),
       updated_at: isoTime(this.updatedAt),
     };
@@ -781,43 +814,22 @@ class Snapshot implements PositionSnapshot {
 }
 
 /**
- * `total` shared pro rata by `weights`: every share but the last is total x weight / sum (60 digits),
- * the last is total minus the others, exactly, so the shares add up to `total` exactly.
+ * `total` shared pro rata by `weights`: every share but the last is total x weight / sum as `Dec`
+ * computes it (60 digits, `shareOf`), the last is total minus the others, exactly, so the shares add up
+ * to `total` exactly.
  */
-export function proRata(total: Dec, weights: readonly Dec[]): Dec[] {
+export function proRata(total: Scaled, weights: readonly Scaled[]): Scaled[] {
   if (weights.length === 0) return [];
-  const sum = exactSum(weights);
-  const shares: Dec[] = [];
-  let allocated: Dec = ZERO;
-  for (const [index, weight] of weights.entries()) {
-    if (index === weights.length - 1) {
-      shares.push(new Dec(new Exact(total).minus(allocated)));
-    } else {
-      const share = new Dec(total).times(weight).div(sum);
-      shares.push(share);
-      allocated = allocated.plus(share);
-    }
+  if (weights.length === 1) return [total];
+  let sum = SCALED_ZERO;
+  for (const weight of weights) sum = add(sum, weight);
+  const shares: Scaled[] = [];
+  let allocated = SCALED_ZERO;
+  for (let index = 0; index < weights.length - 1; index++) {
+    const share = shareOf(total, weights[index] as Scaled, sum);
+    shares.push(share);
+    allocated = add(allocated, share);
   }
+  shares.push(subtract(total, allocated));
   return shares;
-}
-
-/**
- * `splitLot`, with the two entry commissions made to add up exactly: splitLot takes the remainder's
- * share as entry - detached share in 60-digit arithmetic, which rounds when the detached share is a
- * long quotient much smaller than the entry commission.
- */
-function splitExactly(
-  lot: OpenTradeLot,
-  units: Dec,
-  detachedId: string,
-): { detached: OpenTradeLot; remainder: OpenTradeLot } {
-  const { detached, remainder } = splitLot(lot, units, detachedId);
-  if (lot.entry_commission === undefined) return { detached, remainder };
-  const left = new Exact(lot.entry_commission).minus(detached.entry_commission ?? 0);
-  if (left.eq(remainder.entry_commission ?? 0)) return { detached, remainder };
-  const { entry_commission: _dropped, ...rest } = remainder;
-  return {
-    detached,
-    remainder: left.isZero() ? rest : { ...rest, entry_commission: toDecimalString(left) },
-  };
 }

@@ -13,13 +13,23 @@
  *
  * Speed: the scans over the NAV series and the lots decide on floats and compute exactly only where
  * the result could change (`NavSeries`: exact on near ties; a drawdown is divided out only when it
- * may be the largest); the lots' money comes as the decimals the records were written from
- * (`lotDecimals`), not parsed back from their strings. The results are those of the exact scans.
+ * may be the largest); the lots' money is read from their texts as scaled integers and added
+ * in BigInt while no sum can round (`DecSum`), not parsed into decimals. The results are those of the exact scans.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
+import {
+  absolute,
+  compare,
+  DecSum,
+  type Scaled,
+  scaledOfText,
+  scaledText,
+} from '../account/scaled-decimal.ts';
 import { NavSeries } from './nav-series.ts';
 import { DAY_MS } from './timeseries-sampler.ts';
-import { type DecimalInput, lotDecimals, type TradeLot } from './trade-lot.ts';
+import type { DecimalInput, TradeLot } from './trade-lot.ts';
+
+const NOTHING: Scaled = { value: 0n, scale: 0 };
 
 export type MetricReason =
   | 'insufficient_data_points'
@@ -285,15 +295,14 @@ export function computeMetrics(input: MetricsInput): Metrics {
   const totalReturn = netPnl.div(initial).times(100);
 
   // Commissions: every lot, entry fees of open lots included.
-  let totalCommission = new Dec(0);
+  const commissions = new DecSum();
   for (const lot of trades) {
-    if (lot.entry_commission === undefined && lot.exit_commission === undefined) continue;
-    const figures = lotDecimals(lot);
-    if (lot.entry_commission !== undefined) totalCommission = totalCommission.plus(figures.entryCommission);
+    if (lot.entry_commission !== undefined) commissions.add(scaledOfText(lot.entry_commission));
     if (lot.state === 'Closed' && lot.exit_commission !== undefined) {
-      totalCommission = totalCommission.plus(figures.exitCommission);
+      commissions.add(scaledOfText(lot.exit_commission));
     }
   }
+  const totalCommission = commissions.value;
 
   const { maxDrawdown, maxDurationMs } = drawdownStats(timestamps, series);
   const tradingDaysPerYear = input.allCrypto ? 365 : 252;
@@ -317,24 +326,24 @@ export function computeMetrics(input: MetricsInput): Metrics {
   const closed = trades.filter((lot) => lot.state === 'Closed');
   let winners = 0;
   let losers = 0;
-  let sumWin = new Dec(0);
-  let sumLoss = new Dec(0); // absolute
-  let largestWin = new Dec(0);
-  let largestLoss = new Dec(0); // absolute
+  const wins = new DecSum();
+  const losses = new DecSum(); // absolute
+  let largestWin = NOTHING;
+  let largestLoss = NOTHING; // absolute
   // Milliseconds add up exactly as floats while the sum is a safe integer; beyond, in Dec.
   let durationMs = 0;
   let durationOverflow = new Dec(0);
   for (const lot of closed) {
-    const pnl = lotDecimals(lot).realizedPnl;
-    if (pnl.gt(0)) {
+    const pnl = scaledOfText(lot.realized_pnl);
+    if (pnl.value > 0n) {
       winners++;
-      sumWin = sumWin.plus(pnl);
-      if (pnl.gt(largestWin)) largestWin = pnl;
-    } else if (pnl.lt(0)) {
+      wins.add(pnl);
+      if (compare(pnl, largestWin) > 0) largestWin = pnl;
+    } else if (pnl.value < 0n) {
       losers++;
-      const loss = pnl.abs();
-      sumLoss = sumLoss.plus(loss);
-      if (loss.gt(largestLoss)) largestLoss = loss;
+      const loss = absolute(pnl);
+      losses.add(loss);
+      if (compare(loss, largestLoss) > 0) largestLoss = loss;
     }
     const lotMs = lot.closed_at - lot.opened_at;
     if (!Number.isSafeInteger(durationMs + lotMs)) {
@@ -344,6 +353,8 @@ export function computeMetrics(input: MetricsInput): Metrics {
     durationMs += lotMs;
   }
   const totalDurationMs = durationOverflow.plus(durationMs);
+  const sumWin = wins.value;
+  const sumLoss = losses.value;
 
   const metrics: Metrics = {
     totalReturn: toNum(totalReturn),
@@ -389,8 +400,8 @@ export function computeMetrics(input: MetricsInput): Metrics {
   const noLoser = count === 0 ? noClosed : { reason: 'no_losing_trades' as const };
   setOptional(metrics, 'avgWin', winners === 0 ? noWinner : money(sumWin.div(winners)));
   setOptional(metrics, 'avgLoss', losers === 0 ? noLoser : money(sumLoss.div(losers)));
-  setOptional(metrics, 'largestWin', winners === 0 ? noWinner : money(largestWin));
-  setOptional(metrics, 'largestLoss', losers === 0 ? noLoser : money(largestLoss));
+  setOptional(metrics, 'largestWin', winners === 0 ? noWinner : { value: scaledText(largestWin) });
+  setOptional(metrics, 'largestLoss', losers === 0 ? noLoser : { value: scaledText(largestLoss) });
   setOptional(
     metrics,
     'avgTradeDurationSeconds',

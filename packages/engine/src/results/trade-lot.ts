@@ -8,7 +8,15 @@
  */
 
 import { Dec, toDecimalString } from '@hindsight/core';
-import { Exact, exact } from '../account/exact.ts';
+import {
+  add,
+  compare,
+  scaledOf,
+  scaledOfText,
+  scaledText,
+  shareOf,
+  subtract,
+} from '../account/scaled-decimal.ts';
 
 export type TradeState = 'Open' | 'Closed';
 export type TradeDirection = 'Long' | 'Short';
@@ -108,45 +116,32 @@ export interface CloseLotInput {
 
 const canonical = (value: DecimalInput): string => toDecimalString(value);
 
-/**
- * A lot's amounts as exact decimals (`Exact` instances, so products of them do not round). Zero for a
- * field the record omits.
- */
-export interface LotDecimals {
-  units: Dec;
-  openPrice: Dec;
-  entryCommission: Dec;
-  exitCommission: Dec;
-  realizedPnl: Dec;
+/** An open lot's fields as canonical texts (how the position book writes its lots, without parsing). */
+export interface OpenLotFields {
+  id: string;
+  instrumentSymbol: string;
+  direction: TradeDirection;
+  units: string;
+  openPrice: string;
+  baseOpenPrice?: string;
+  openSlippageBps?: string;
+  /** Omitted when absent or `0`. */
+  entryCommission?: string;
+  openedAt: number;
+  openedByOrderId: string;
 }
 
-/**
- * The decimals each record was written from, kept beside it: the books and the metrics read them
- * instead of parsing the record's strings back (records are immutable, so these never go stale). A
- * record made elsewhere (a test, a file read back) is parsed once, on first read.
- */
-const decimalsOfLots = new WeakMap<TradeLot, LotDecimals>();
-
-const EXACT_ZERO = new Exact(0);
-
-/** The record's amounts as exact decimals, the same values as its strings. */
-export function lotDecimals(lot: TradeLot): LotDecimals {
-  let figures = decimalsOfLots.get(lot);
-  if (!figures) {
-    figures = {
-      units: new Exact(lot.units),
-      openPrice: new Exact(lot.open_price),
-      entryCommission: new Exact(lot.entry_commission ?? 0),
-      exitCommission: new Exact(lot.exit_commission ?? 0),
-      realizedPnl: new Exact(lot.realized_pnl ?? 0),
-    };
-    decimalsOfLots.set(lot, figures);
-  }
-  return figures;
-}
-
-function remember(lot: TradeLot, figures: LotDecimals): void {
-  decimalsOfLots.set(lot, figures);
+/** The close-side fields as canonical texts. */
+export interface CloseLotFields {
+  closePrice: string;
+  baseClosePrice?: string;
+  closeSlippageBps?: string;
+  /** Omitted when absent or `0`. */
+  exitCommission?: string;
+  closedAt: number;
+  closedByOrderId: string;
+  realizedPnl: string;
+  closeReason: CloseReason;
 }
 
 function assertTime(name: string, value: number): void {
@@ -157,40 +152,47 @@ function assertPositiveUnits(units: Dec): void {
   if (!units.isFinite() || units.lte(0)) throw new RangeError('lot units must be positive');
 }
 
+/** The record of an open lot from canonical texts (the caller has checked the amounts). */
+export function writeOpenLot(fields: OpenLotFields): OpenTradeLot {
+  const lot: OpenTradeLot = {
+    id: fields.id,
+    state: 'Open',
+    instrument_symbol: fields.instrumentSymbol,
+    open_price: fields.openPrice,
+    units: fields.units,
+    direction: fields.direction,
+    opened_at: fields.openedAt,
+    opened_by_order_id: fields.openedByOrderId,
+  };
+  if (fields.baseOpenPrice !== undefined) lot.base_open_price = fields.baseOpenPrice;
+  if (fields.openSlippageBps !== undefined) lot.open_slippage_bps = fields.openSlippageBps;
+  if (fields.entryCommission !== undefined && fields.entryCommission !== '0')
+    lot.entry_commission = fields.entryCommission;
+  return lot;
+}
+
 /** A new open lot. Optional inputs that are absent stay absent; a zero commission is omitted. */
 export function openLot(input: OpenLotInput): OpenTradeLot {
   assertTime('openedAt', input.openedAt);
   const units = new Dec(input.units);
   assertPositiveUnits(units);
-  const lot: OpenTradeLot = {
+  return writeOpenLot({
     id: input.id,
-    state: 'Open',
-    instrument_symbol: input.instrumentSymbol,
-    open_price: canonical(input.openPrice),
-    units: toDecimalString(units),
+    instrumentSymbol: input.instrumentSymbol,
     direction: input.direction,
-    opened_at: input.openedAt,
-    opened_by_order_id: input.openedByOrderId,
-  };
-  if (input.baseOpenPrice !== undefined) lot.base_open_price = canonical(input.baseOpenPrice);
-  if (input.openSlippageBps !== undefined) lot.open_slippage_bps = canonical(input.openSlippageBps);
-  const entryCommission = input.entryCommission === undefined ? EXACT_ZERO : new Exact(input.entryCommission);
-  if (!entryCommission.isZero()) lot.entry_commission = canonical(entryCommission);
-  remember(lot, {
-    units: new Exact(units),
-    openPrice: new Exact(input.openPrice),
-    entryCommission,
-    exitCommission: EXACT_ZERO,
-    realizedPnl: EXACT_ZERO,
+    units: toDecimalString(units),
+    openPrice: canonical(input.openPrice),
+    ...(input.baseOpenPrice !== undefined && { baseOpenPrice: canonical(input.baseOpenPrice) }),
+    ...(input.openSlippageBps !== undefined && { openSlippageBps: canonical(input.openSlippageBps) }),
+    ...(input.entryCommission !== undefined && { entryCommission: canonical(input.entryCommission) }),
+    openedAt: input.openedAt,
+    openedByOrderId: input.openedByOrderId,
   });
-  return lot;
 }
 
-/** The closed version of an open lot; the open record is left as it was. */
-export function closeLot(lot: OpenTradeLot, input: CloseLotInput): ClosedTradeLot {
+/** The closed version of an open lot from canonical texts; the open record is left as it was. */
+export function writeClosedLot(lot: OpenTradeLot, fields: CloseLotFields): ClosedTradeLot {
   if (lot.state !== 'Open') throw new RangeError(`trade ${lot.id} is not open`);
-  assertTime('closedAt', input.closedAt);
-  if (input.closedAt < lot.opened_at) throw new RangeError(`trade ${lot.id} cannot close before it opened`);
   // Written field by field (not spread from the open lot): the same key order, without the slow
   // objects a spread of a dozen fields plus later additions makes in V8.
   const closed: ClosedTradeLot = {
@@ -206,31 +208,41 @@ export function closeLot(lot: OpenTradeLot, input: CloseLotInput): ClosedTradeLo
   if (lot.base_open_price !== undefined) closed.base_open_price = lot.base_open_price;
   if (lot.open_slippage_bps !== undefined) closed.open_slippage_bps = lot.open_slippage_bps;
   if (lot.entry_commission !== undefined) closed.entry_commission = lot.entry_commission;
-  closed.close_price = canonical(input.closePrice);
-  closed.closed_at = input.closedAt;
-  closed.closed_by_order_id = input.closedByOrderId;
-  closed.realized_pnl = canonical(input.realizedPnl);
-  closed.close_reason = input.closeReason;
-  if (input.baseClosePrice !== undefined) closed.base_close_price = canonical(input.baseClosePrice);
-  if (input.closeSlippageBps !== undefined) closed.close_slippage_bps = canonical(input.closeSlippageBps);
-  const exitCommission = input.exitCommission === undefined ? EXACT_ZERO : new Exact(input.exitCommission);
-  if (!exitCommission.isZero()) closed.exit_commission = canonical(exitCommission);
-  const open = lotDecimals(lot);
-  remember(closed, {
-    units: open.units,
-    openPrice: open.openPrice,
-    entryCommission: open.entryCommission,
-    exitCommission,
-    realizedPnl: new Exact(input.realizedPnl),
-  });
+  closed.close_price = fields.closePrice;
+  closed.closed_at = fields.closedAt;
+  closed.closed_by_order_id = fields.closedByOrderId;
+  closed.realized_pnl = fields.realizedPnl;
+  closed.close_reason = fields.closeReason;
+  if (fields.baseClosePrice !== undefined) closed.base_close_price = fields.baseClosePrice;
+  if (fields.closeSlippageBps !== undefined) closed.close_slippage_bps = fields.closeSlippageBps;
+  if (fields.exitCommission !== undefined && fields.exitCommission !== '0')
+    closed.exit_commission = fields.exitCommission;
   return closed;
+}
+
+/** The closed version of an open lot; the open record is left as it was. */
+export function closeLot(lot: OpenTradeLot, input: CloseLotInput): ClosedTradeLot {
+  if (lot.state !== 'Open') throw new RangeError(`trade ${lot.id} is not open`);
+  assertTime('closedAt', input.closedAt);
+  if (input.closedAt < lot.opened_at) throw new RangeError(`trade ${lot.id} cannot close before it opened`);
+  return writeClosedLot(lot, {
+    closePrice: canonical(input.closePrice),
+    ...(input.baseClosePrice !== undefined && { baseClosePrice: canonical(input.baseClosePrice) }),
+    ...(input.closeSlippageBps !== undefined && { closeSlippageBps: canonical(input.closeSlippageBps) }),
+    ...(input.exitCommission !== undefined && { exitCommission: canonical(input.exitCommission) }),
+    closedAt: input.closedAt,
+    closedByOrderId: input.closedByOrderId,
+    realizedPnl: canonical(input.realizedPnl),
+    closeReason: input.closeReason,
+  });
 }
 
 /**
  * Partial close support: detaches `units` from an open lot as a new open lot with id `detachedId`
  * (created now, so its id sorts after every earlier lot, decision 7) and keeps the rest under the
- * original id. The entry commission is shared pro rata; the remainder gets entry - detached share so
- * the two always add up exactly. Everything else (prices, slippage, opening order and time) is copied.
+ * original id. The entry commission is shared pro rata (`shareOf`, as `Dec` computes entry x units /
+ * lot units); the remainder gets entry - detached share exactly, so the two always add up. Everything
+ * else (prices, slippage, opening order and time) is copied. In scaled integers from the record's texts.
  */
 export function splitLot(
   lot: OpenTradeLot,
@@ -238,38 +250,29 @@ export function splitLot(
   detachedId: string,
 ): { detached: OpenTradeLot; remainder: OpenTradeLot } {
   if (lot.state !== 'Open') throw new RangeError(`trade ${lot.id} is not open`);
-  const figures = lotDecimals(lot);
-  const total = figures.units;
-  const part = new Dec(units);
-  assertPositiveUnits(part);
-  if (part.gte(total)) throw new RangeError(`split of trade ${lot.id} must leave a positive remainder`);
+  const partDec = new Dec(units);
+  assertPositiveUnits(partDec);
+  const total = scaledOfText(lot.units);
+  const part = scaledOf(partDec);
+  if (compare(part, total) >= 0)
+    throw new RangeError(`split of trade ${lot.id} must leave a positive remainder`);
   const { entry_commission: entry, ...rest } = lot;
-  const left = exact(total).minus(part);
-  const detached: OpenTradeLot = { ...rest, id: detachedId, units: toDecimalString(part) };
-  const remainder: OpenTradeLot = { ...rest, units: toDecimalString(left) };
-  const { openPrice } = figures;
-  let detachedShare: Dec = EXACT_ZERO;
-  let remainderShare: Dec = EXACT_ZERO;
+  const detached: OpenTradeLot = { ...rest, id: detachedId, units: scaledText(part) };
+  const remainder: OpenTradeLot = { ...rest, units: scaledText(subtract(total, part)) };
   if (entry !== undefined) {
-    const entryTotal = new Dec(figures.entryCommission);
-    const share = entryTotal.times(part).div(total);
-    if (!share.isZero()) detached.entry_commission = toDecimalString(share);
-    // The two shares must add up to the lot's commission exactly, so the remainder is not rounded.
-    const rest = exact(entryTotal).minus(share);
-    if (!rest.isZero()) remainder.entry_commission = toDecimalString(rest);
-    detachedShare = new Exact(share);
-    remainderShare = rest;
+    const entryTotal = scaledOfText(entry);
+    const share = shareOf(entryTotal, part, total);
+    if (share.value !== 0n) detached.entry_commission = scaledText(share);
+    const left = subtract(entryTotal, share);
+    if (left.value !== 0n) remainder.entry_commission = scaledText(left);
   }
-  const none = { exitCommission: EXACT_ZERO, realizedPnl: EXACT_ZERO };
-  remember(detached, { units: new Exact(part), openPrice, entryCommission: detachedShare, ...none });
-  remember(remainder, { units: left, openPrice, entryCommission: remainderShare, ...none });
   return { detached, remainder };
 }
 
 /** Commission paid on a lot so far (entry, plus exit once closed), in USD. */
 export function lotCommission(lot: TradeLot): Dec {
-  const figures = lotDecimals(lot);
-  let sum = new Dec(figures.entryCommission);
-  if (lot.state === 'Closed' && lot.exit_commission !== undefined) sum = sum.plus(figures.exitCommission);
-  return sum;
+  let sum = scaledOfText(lot.entry_commission ?? '0');
+  if (lot.state === 'Closed' && lot.exit_commission !== undefined)
+    sum = add(sum, scaledOfText(lot.exit_commission));
+  return new Dec(scaledText(sum));
 }
