@@ -106,6 +106,7 @@ export async function startGateway(
   const metrics = new GatewayMetrics(provider.name, () => provider.health().connected);
   const stream = new EventStream({
     stallTimeoutMs: settings.stallTimeoutMs,
+    ackSpinMicros: settings.mode === 'simulation' ? settings.ackSpinMicros : 0,
     onPublished: (count) => metrics.eventsPublished(count),
   });
   const ctx: GatewayContext = {

@@ -19,6 +19,7 @@ export const PROVIDER_MODES: Record<ProviderName, readonly GatewayMode[]> = {
 
 export const DEFAULT_STALL_TIMEOUT_SECONDS = 300;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60_000;
+export const DEFAULT_ACK_SPIN_MICROSECONDS = 200;
 
 export interface GatewaySettings {
   provider: ProviderName;
@@ -37,6 +38,8 @@ export interface GatewaySettings {
   resultsDir: string | undefined;
   /** Simulation: a strategy that leaves events unacknowledged this long fails the run; 0 = wait forever. */
   stallTimeoutMs: number;
+  /** Simulation: longest busy-poll per wait for an ack, microseconds (stream/ack-spin.ts); 0 = none. */
+  ackSpinMicros: number;
   /** Ingress limit per fixed one-minute window. */
   rateLimitPerMinute: number;
   /** Simulation in paper mode: simulated minutes per wall-clock minute (1 = real time). */
@@ -117,6 +120,11 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     stallText === undefined
       ? DEFAULT_STALL_TIMEOUT_SECONDS
       : wholeNumber('GATEWAY_STALL_TIMEOUT_SECONDS', stallText, 0, 86_400);
+  const spinText = present(env.GATEWAY_ACK_SPIN_MICROSECONDS);
+  const ackSpinMicros =
+    spinText === undefined
+      ? DEFAULT_ACK_SPIN_MICROSECONDS
+      : wholeNumber('GATEWAY_ACK_SPIN_MICROSECONDS', spinText, 0, 10_000);
   const rateText = present(env.GATEWAY_RATE_LIMIT_PER_MINUTE);
   const rateLimitPerMinute =
     rateText === undefined
@@ -145,6 +153,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     dataDir: resolve(present(env.HINDSIGHT_DATA_DIR) ?? '.hindsight'),
     resultsDir: resultsDir === undefined ? undefined : resolve(resultsDir),
     stallTimeoutMs: stallSeconds * 1000,
+    ackSpinMicros,
     rateLimitPerMinute,
     replaySpeed,
     gitSha: present(env.HINDSIGHT_GIT_SHA) ?? 'unknown',

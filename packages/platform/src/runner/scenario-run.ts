@@ -36,6 +36,8 @@ export interface RunLimits {
   connectTimeoutMs: number;
   /** A strategy that leaves events unacknowledged this long fails the run (0 = never). */
   stallTimeoutMs: number;
+  /** The run's gateway busy-polls up to this long per wait for an ack (gateway `ack-spin.ts`; 0 = never). */
+  ackSpinMicros: number;
   /** After the last batch: how long the strategy may take to exit before it is stopped (decision 19b). */
   exitGraceMs: number;
   /** SIGTERM to SIGKILL when a run is stopped early (cancel, failure, shutdown). */
@@ -140,7 +142,7 @@ export async function runScenario(
       mode: 'simulation',
     });
     const apiKey = randomBytes(24).toString('base64url');
-    gateway = await startGateway(gatewaySettings(prepared.gatewayBindHost, apiKey, limits.stallTimeoutMs), {
+    gateway = await startGateway(gatewaySettings(prepared.gatewayBindHost, apiKey, limits), {
       provider,
       writeResults: false,
       logDestination: gatewayLog(log.child({ scenarioId: id, part: 'gateway' })),
@@ -340,7 +342,7 @@ class ConnectionReportingProvider extends SimulationProvider {
   }
 }
 
-function gatewaySettings(host: string, apiKey: string, stallTimeoutMs: number): GatewaySettings {
+function gatewaySettings(host: string, apiKey: string, limits: RunLimits): GatewaySettings {
   return {
     provider: 'simulation',
     mode: 'simulation',
@@ -352,7 +354,8 @@ function gatewaySettings(host: string, apiKey: string, stallTimeoutMs: number): 
     scenarioFile: undefined,
     dataDir: '',
     resultsDir: undefined,
-    stallTimeoutMs,
+    stallTimeoutMs: limits.stallTimeoutMs,
+    ackSpinMicros: limits.ackSpinMicros,
     rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
     replaySpeed: 1,
     gitSha: 'unknown',
