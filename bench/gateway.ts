@@ -16,7 +16,9 @@ import WebSocket, { WebSocketServer } from 'ws';
  *   Node over bare TCP, and in Node over `ws` with nothing behind the server;
  * - event/ack round trips: a minimal strategy client in its own process (Node `ws`, and Debian's
  *   python3 `websockets`) acknowledges every event as it arrives; one candle per batch, so each
- *   candle is one round trip (event out, ack back, the engine advances);
+ *   candle is one round trip (event out, ack back, the engine advances); the Node client also once
+ *   more keeping its event loop turning after each ack (`node_polling`). The gateway busy-polls for
+ *   acks by default (`GATEWAY_ACK_SPIN_MICROSECONDS`, passed through to compare with 0);
  * - REST order submissions: autocannon, 16 connections for 5 s, MARKET orders alternating BUY and
  *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still by a
  *   strategy in its own process that reads the events and never acknowledges them;
@@ -49,6 +51,10 @@ async function gatewayFor(
     HINDSIGHT_RESULTS_DIR: join(dir, 'results'),
     GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
     RUST_LOG: 'error',
+    // Comparisons with and without the gateway's busy-poll for acks (docs/gateway.md).
+    ...(process.env.GATEWAY_ACK_SPIN_MICROSECONDS === undefined
+      ? {}
+      : { GATEWAY_ACK_SPIN_MICROSECONDS: process.env.GATEWAY_ACK_SPIN_MICROSECONDS }),
     ...env,
   });
   return startGateway(settings, { store, logDestination: silent });
@@ -56,16 +62,34 @@ async function gatewayFor(
 
 const wsUrl = (gateway: RunningGateway) => `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;
 
-/** The minimal Node client: ack every event with its seq (runs in a child process). */
-function ackClient(url: string): void {
+/**
+ * The minimal Node client: ack every event with its seq (runs in a child process). `polling` keeps
+ * its event loop turning for up to 0.2 ms after each ack instead of sleeping until the next event
+ * wakes it (as the TypeScript example's `WaitSpin` does).
+ */
+function ackClient(url: string, polling: boolean): void {
   const ws = new WebSocket(url, { perMessageDeflate: false });
+  let until = 0;
+  let turning = false;
+  const turn = () => {
+    if (performance.now() < until) setImmediate(turn);
+    else turning = false;
+  };
+  const poll = () => {
+    until = performance.now() + 0.2;
+    if (turning) return;
+    turning = true;
+    setImmediate(turn);
+  };
   ws.on('message', (data) => {
+    until = 0;
     const event = JSON.parse(data.toString()) as { type: string; seq?: number };
     if (event.type === 'ping') ws.send('{"type":"pong"}');
     else if (event.seq !== undefined)
       ws.send(
         `{"type":"event_ack","correlation_id":"b","events_processed":[],"timestamp":${Date.now()},"last_seq":${event.seq}}`,
       );
+    if (polling) poll();
   });
   ws.on('close', () => process.exit(0));
 }
@@ -101,7 +125,24 @@ function runProcess(
   });
 }
 
-async function roundTrips(store: BarStore, client: 'node' | 'python', months: number): Promise<void> {
+/**
+ * `run` unless the strategy process fails first: one that cannot start (python3 without websockets)
+ * never connects, and the run would wait for it for ever.
+ */
+function unlessClientFails<T>(run: Promise<T>, exit: Promise<number | null>, client: string): Promise<T> {
+  const failed = exit.then((code) =>
+    code === 0
+      ? new Promise<never>(() => {})
+      : Promise.reject(new Error(`the ${client} client exited with code ${code} (its stderr is above)`)),
+  );
+  return Promise.race([run, failed]);
+}
+
+async function roundTrips(
+  store: BarStore,
+  client: 'node' | 'node_polling' | 'python',
+  months: number,
+): Promise<void> {
   const end = new Date(Date.UTC(2024, months, 1)).toISOString().replace('.000', '');
   const gateway = await gatewayFor(store, {
     subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m'] }],
@@ -117,16 +158,16 @@ async function roundTrips(store: BarStore, client: 'node' | 'python', months: nu
     cpu = process.cpuUsage();
   });
   const exit =
-    client === 'node'
-      ? runProcess(process.execPath, [
+    client === 'python'
+      ? runProcess(PYTHON, ['-c', PYTHON_ACK_CLIENT, wsUrl(gateway)])
+      : runProcess(process.execPath, [
           '--import',
           'tsx',
           fileURLToPath(import.meta.url),
-          'ack-client',
+          client === 'node' ? 'ack-client' : 'polling-ack-client',
           wsUrl(gateway),
-        ])
-      : runProcess(PYTHON, ['-c', PYTHON_ACK_CLIENT, wsUrl(gateway)]);
-  const outcome = await gateway.provider.finished;
+        ]);
+  const outcome = await unlessClientFails(gateway.provider.finished, exit, client);
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   await gateway.done;
@@ -324,6 +365,7 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
           env,
         )
       : runProcess(PYTHON, [join(EXAMPLES, 'sma-crossover-python', 'main.py')], env);
+  await unlessClientFails(gateway.provider.finished, exit, language);
   const done = await gateway.done;
   const seconds = (performance.now() - started) / 1000;
   await exit;
@@ -343,6 +385,7 @@ export async function run(): Promise<void> {
   if (wanted('roundtrips')) {
     await loopbackFloors();
     await roundTrips(store, 'node', 3);
+    await roundTrips(store, 'node_polling', 3);
     await roundTrips(store, 'python', 1);
   }
   if (wanted('orders')) await orderSubmissions(store);
@@ -366,6 +409,7 @@ function holdingClient(url: string): void {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (process.argv[2] === 'ack-client') ackClient(process.argv[3] as string);
+  if (process.argv[2] === 'ack-client') ackClient(process.argv[3] as string, false);
+  if (process.argv[2] === 'polling-ack-client') ackClient(process.argv[3] as string, true);
   if (process.argv[2] === 'holding-client') holdingClient(process.argv[3] as string);
 }

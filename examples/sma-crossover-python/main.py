@@ -1,8 +1,9 @@
 """SMA(10)/SMA(30) crossover on the 1-minute candles of one instrument.
 
 Golden cross (the fast SMA crosses above the slow one): go long. Death cross (it crosses below): go
-flat, then short. Orders are MARKET orders of ORDER_QUANTITY (default "0.01") sent to the trading
-gateway, whose address and key the platform passes in the environment:
+short. The position is ORDER_QUANTITY (default "0.01") long or short; each crossover is one MARKET
+order (twice the quantity for a reversal) sent to the trading gateway, whose address and key the
+platform passes in the environment:
 
   PROXY_REST_URL            http://host:port/v1
   PROXY_WS_URL              ws://host:port/v1/ws
@@ -28,6 +29,7 @@ import uuid
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from decimal import Decimal
 from typing import NoReturn
 
 import websockets
@@ -195,19 +197,20 @@ class SmaCrossover:
             await self.move_to("long" if side > 0 else "short")
 
     async def move_to(self, target: str) -> None:
-        """One order per step: a reversal first closes the position, then opens the new one."""
-        while self.position != target:
-            if self.position == "flat":
-                step, side = target, "BUY" if target == "long" else "SELL"
-            else:
-                step, side = "flat", "SELL" if self.position == "long" else "BUY"
-            try:
-                handle = await self.gateway.submit_market_order(self.symbol, side, self.quantity)
-            except GatewayError as error:
-                log.error("%s %s %s failed: %s; staying %s", side, self.quantity, self.symbol, error, self.position)
-                return
-            log.info("%s %s %s: %s (order %s)", side, self.quantity, self.symbol, step, handle.get("id"))
-            self.position = step
+        """One order for the difference between the position and the target (as backtrader's
+        order_target_size does): the quantity from flat, twice the quantity for a reversal, which
+        closes the position and opens the opposite one in one fill on a netting account."""
+        if self.position == target:
+            return
+        side = "BUY" if target == "long" else "SELL"
+        quantity = self.quantity if self.position == "flat" else str(Decimal(self.quantity) * 2)
+        try:
+            handle = await self.gateway.submit_market_order(self.symbol, side, quantity)
+        except GatewayError as error:
+            log.error("%s %s %s failed: %s; staying %s", side, quantity, self.symbol, error, self.position)
+            return
+        log.info("%s %s %s: %s (order %s)", side, quantity, self.symbol, target, handle.get("id"))
+        self.position = target
 
 
 async def connect(url: str, headers: dict):
