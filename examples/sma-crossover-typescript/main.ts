@@ -212,27 +212,46 @@ class Gateway {
  * gateway answers at once (an ack, an order), instead of letting the process sleep until the answer
  * wakes it. On a virtual machine, waking a sleeping process costs tens of microseconds, as much as
  * a bar's whole round trip; a chain of `setImmediate` makes Node poll its sockets without blocking.
- * A backtest's gateway answers within microseconds, so the spin rarely runs its full length; when
- * the answer is slow, the loop blocks as usual once the time is up.
+ * A backtest's gateway answers within microseconds, so the spin rarely runs its full length. When
+ * answers come later than the spin (a busy machine), it halves, stops under 10 us and tries again
+ * every 128 waits, so a strategy never burns a core that the gateway or another run needs.
  */
 class WaitSpin {
+  private limit = WAIT_SPIN_MS;
+  private waiting = false;
   private until = 0;
   private turning = false;
+  private waitsWithout = 0;
   private readonly turn = () => {
-    if (performance.now() < this.until) setImmediate(this.turn);
-    else this.turning = false;
+    if (this.waiting && performance.now() < this.until) {
+      setImmediate(this.turn);
+      return;
+    }
+    this.turning = false;
+    if (!this.waiting) return;
+    this.waiting = false; // outlasted: spin less next time
+    this.limit = this.limit / 2 < 0.01 ? 0 : this.limit / 2;
   };
 
   start(): void {
-    this.until = performance.now() + WAIT_SPIN_MS;
+    let limit = this.limit;
+    if (limit === 0) {
+      if (++this.waitsWithout < 128) return;
+      this.waitsWithout = 0;
+      limit = WAIT_SPIN_MS;
+    }
+    this.waiting = true;
+    this.until = performance.now() + limit;
     if (this.turning) return;
     this.turning = true;
     setImmediate(this.turn);
   }
 
-  /** The answer arrived: stop at the next turn. */
+  /** The answer arrived: stop at the next turn, and spin as long as allowed next time. */
   stop(): void {
-    this.until = 0;
+    if (!this.waiting) return;
+    this.waiting = false;
+    this.limit = WAIT_SPIN_MS;
   }
 }
 
