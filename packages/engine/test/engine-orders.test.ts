@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Dec } from '@hindsight/core';
 import type { EngineEvent } from '../src/index.ts';
 import { cursorOf, engineFor, firstBatch, MINUTE, runAll } from './support/engine-harness.ts';
 
@@ -249,7 +250,8 @@ describe('engine funding', () => {
 });
 
 describe('engine margin', () => {
-  it('refuses an order whose margin exceeds the free margin, and reports margin used', () => {
+  /** An engine after two bars at bid 100.00 / ask 100.02 (crypto, 2:1, 100,000 USD). */
+  const engineAtBid100 = () => {
     const engine = engineFor();
     firstBatch(
       engine,
@@ -258,6 +260,11 @@ describe('engine margin', () => {
         [10000, 10010, 9990, 10000],
       ]),
     );
+    return engine;
+  };
+
+  it('refuses an order whose margin exceeds the free margin, and reports margin used', () => {
+    const engine = engineAtBid100();
     // Crypto 2:1. 3000 x 100.02 = 300,060 USD needs 150,030 of margin > 100,000 of equity.
     const tooBig = engine.submitOrder({
       symbol: 'C:BTCUSD',
@@ -283,5 +290,26 @@ describe('engine margin', () => {
       order_type: 'MARKET',
     });
     assert.ok(reverse.ok && !reverse.rejected);
+  });
+
+  it('lets a netting reversal use exactly the margin its position frees, not a cent more', () => {
+    const engine = engineAtBid100();
+    assert.ok(
+      engine.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '1000', order_type: 'MARKET' }).ok,
+    );
+    // Selling frees the long's whole margin; the units beyond it sell at the bid 100.00 at 2:1, so the
+    // largest reversal uses all the equity as margin: 1000 + equity x 2 / 100.00.
+    const largest = new Dec(engine.accountView().equity).times(2).div(100).plus(1000);
+    const sell = (quantity: Dec) =>
+      engine.submitOrder({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: quantity.toFixed(),
+        order_type: 'MARKET',
+      });
+    const over = sell(largest.plus('0.01'));
+    assert.ok(over.ok && over.rejected === 'INSUFFICIENT_MARGIN');
+    const exact = sell(largest);
+    assert.ok(exact.ok && !exact.rejected);
   });
 });

@@ -207,13 +207,30 @@ export class MarginMonitor {
     return requiredMargin(notional, this.options.leverageOf(position.symbol));
   }
 
-  /** When the whole order (as if it added exposure, freeing nothing) fits by a relative 1e-9, it fits. */
+  /**
+   * When the order fits in floats by a margin of 1e-9 of the amounts involved, it fits: the float terms
+   * are the exact check's (under netting an opposite order frees its position's margin pro rata and
+   * adds only the exposure beyond it), each within ~1e-15 of its exact value. Else the exact check runs.
+   */
   private clearlyFits(request: MarginRequest): boolean {
     const { nav, marginUsd } = this.approx();
     const rate = this.options.converter.usdPerUnitApprox(request.denomination);
-    const notional = Math.abs(request.quantity.toNumber() * request.price.toNumber()) * rate;
-    const needed = marginUsd + notional / request.leverage.toNumber();
-    return Number.isFinite(needed) && Number.isFinite(nav) && needed < nav * (1 - 1e-9);
+    const leverage = request.leverage.toNumber();
+    const orderUnits = request.quantity.toNumber();
+    let exposure = orderUnits;
+    let released = 0;
+    if (request.netting) {
+      const held = this.options.book.approxHolding(request.symbol, this.approxLeverage(request.symbol));
+      const current = Math.abs(held.units);
+      if (current > 0 && held.units > 0 !== (request.side === 'BUY')) {
+        released = (held.marginUsd * Math.min(orderUnits, current)) / current;
+        exposure = Math.max(orderUnits - current, 0);
+      }
+    }
+    const additional = (Math.abs(exposure * request.price.toNumber()) * rate) / leverage;
+    const needed = marginUsd - released + additional;
+    const slack = 1e-9 * (marginUsd + additional + Math.abs(nav));
+    return Number.isFinite(needed) && Number.isFinite(slack) && needed + slack < nav;
   }
 
   private readonly approxLeverage = (symbol: string): number => {

@@ -394,19 +394,40 @@ export class PositionBook {
     let unrealizedUsd = 0;
     let marginUsd = 0;
     for (const p of this.open.values()) {
-      const quote = this.quotes.get(p.symbol);
-      const price = quote
-        ? p.side === 'LONG'
-          ? quote.bidApprox()
-          : quote.askApprox()
-        : Number(this.lastFillBase.get(p.symbol));
-      const rate = this.converter.usdPerUnitApprox(p.currency);
-      const totals = p.approxTotals();
-      const value = totals.quantity * price;
-      unrealizedUsd += (p.side === 'LONG' ? value - totals.cost : totals.cost - value) * rate;
+      const { value, rate } = this.approxValue(p);
+      const cost = p.approxTotals().cost;
+      unrealizedUsd += (p.side === 'LONG' ? value - cost : cost - value) * rate;
       marginUsd += (Math.abs(value) * rate) / leverageOf(p.symbol);
     }
     return { unrealizedUsd, marginUsd };
+  }
+
+  /**
+   * The signed units (+ long) and the margin (USD) of `symbol`'s open positions as floats, for the
+   * order margin pre-check (netting frees a position's margin before a reversal adds exposure).
+   */
+  approxHolding(symbol: string, leverage: number): { units: number; marginUsd: number } {
+    let units = 0;
+    let marginUsd = 0;
+    for (const p of this.open.values()) {
+      if (p.symbol !== symbol) continue;
+      const { value, rate } = this.approxValue(p);
+      const quantity = p.approxTotals().quantity;
+      units += p.side === 'LONG' ? quantity : -quantity;
+      marginUsd += (Math.abs(value) * rate) / leverage;
+    }
+    return { units, marginUsd };
+  }
+
+  /** A position's quantity x its mark (quote currency) and the currency's USD rate, as floats. */
+  private approxValue(p: Position): { value: number; rate: number } {
+    const quote = this.quotes.get(p.symbol);
+    const price = quote
+      ? p.side === 'LONG'
+        ? quote.bidApprox()
+        : quote.askApprox()
+      : Number(this.lastFillBase.get(p.symbol));
+    return { value: p.approxTotals().quantity * price, rate: this.converter.usdPerUnitApprox(p.currency) };
   }
 
   applyFill(fill: BookFill): FillOutcome {
