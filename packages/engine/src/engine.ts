@@ -9,10 +9,10 @@ import {
   toDecimalString,
 } from '@hindsight/core';
 import { Account, BalanceMoment } from './account/account.ts';
-import { CurrencyConverter, conversionProblems } from './account/currency.ts';
+import { ACCOUNT_CURRENCY, CurrencyConverter, conversionProblems } from './account/currency.ts';
 import { Exact } from './account/exact.ts';
 import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
-import { add, scaledText } from './account/scaled-decimal.ts';
+import { add, scaledOf, scaledText } from './account/scaled-decimal.ts';
 import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { isoTime } from './iso-time.ts';
@@ -48,6 +48,7 @@ import {
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { lazyWireTrade } from './orders/trade-view.ts';
+import { type FillFigures, figuresOf, pricedInUsd } from './positions/fill-figures.ts';
 import {
   type CapturedPositions,
   type FillOutcome,
@@ -1336,26 +1337,18 @@ export class SimulationEngine {
       }
       state.consumed = state.consumed.plus(units);
     }
-    const currency = state.spec.denomination;
-    const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
-    const slipped = applySlippage(this.slippage, order.side, basePrice, notionalUsd);
-    const commissionUsd = commissionFor(
-      this.commission,
-      this.converter.toUsd(units.times(slipped.price), currency),
+    const { figures, price } = this.priceFill(state, order.side, units, basePrice);
+    const outcome: FillOutcome = this.book.applyPriced(
+      {
+        ...(positionId !== undefined && { positionId }),
+        orderId: order.id,
+        symbol: order.symbol,
+        side: order.side,
+        time: at,
+        ...(closeReason && { closeReason }),
+      },
+      figures,
     );
-    const outcome: FillOutcome = this.book.applyFill({
-      ...(positionId !== undefined && { positionId }),
-      orderId: order.id,
-      symbol: order.symbol,
-      side: order.side,
-      units,
-      price: slipped.price,
-      basePrice,
-      slippageBps: slipped.bps,
-      commissionUsd,
-      time: at,
-      ...(closeReason && { closeReason }),
-    });
     this.account.bookAmounts(outcome.realizedUsd, outcome.commission);
     this.afterBalanceChange();
     // Decision 4: positions are marked at the last completed bar's bid (long) or ask (short) at once.
@@ -1366,7 +1359,7 @@ export class SimulationEngine {
       this.marked.add(order.symbol);
     else this.marked.delete(order.symbol);
     const isLeg = this.links.isLeg(order.id);
-    const filled = withFill(order, units, slipped.price, at);
+    const filled = withFill(order, units, price, at);
     this.orders.set(order.id, filled);
     this.changed = true;
     this.emitOrder(filled.status === 'FILLED' ? 'ORDER_FILLED' : 'ORDER_PARTIALLY_FILLED', filled);
@@ -1375,9 +1368,7 @@ export class SimulationEngine {
       orderId: order.id,
       symbol: order.symbol,
       side: order.side,
-      units,
-      price: slipped.price,
-      commissionUsd,
+      figures,
       at,
     });
     this.tradeLog.push(trade);
@@ -1404,6 +1395,38 @@ export class SimulationEngine {
     if (trimmed) this.cancelLive(order.id);
     if (!isLeg && (filled.stop_loss || filled.take_profit)) this.bracketOnFill(state, filled, units, outcome);
     this.reconcileLegs(order.symbol, at);
+  }
+
+  /**
+   * A fill's price after slippage and its commission (docs/fills.md), as the figures the books take
+   * and the price as a decimal (the order's average). A USD-quoted fill is priced in scaled integers
+   * when no step of the decimal formulas rounds (the same numbers), any other in decimals.
+   */
+  private priceFill(
+    state: InstrumentState,
+    side: Side,
+    units: Dec,
+    basePrice: Dec,
+  ): { figures: FillFigures; price: Dec } {
+    const currency = state.spec.denomination;
+    if (currency === ACCOUNT_CURRENCY) {
+      const figures = pricedInUsd(scaledOf(units), scaledOf(basePrice), side, this.slippage, this.commission);
+      if (figures) return { figures, price: new Dec(figures.priceText) };
+    }
+    const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
+    const slipped = applySlippage(this.slippage, side, basePrice, notionalUsd);
+    const commissionUsd = commissionFor(
+      this.commission,
+      this.converter.toUsd(units.times(slipped.price), currency),
+    );
+    const figures = figuresOf({
+      units,
+      price: slipped.price,
+      basePrice,
+      slippageBps: slipped.bps,
+      commissionUsd,
+    });
+    return { figures, price: slipped.price };
   }
 
   private reject(order: OrderRecord, reason: RejectReason): SubmitResult {

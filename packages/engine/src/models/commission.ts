@@ -1,4 +1,5 @@
 import { Dec } from '@hindsight/core';
+import { absolute, fitsDec, multiply, type Scaled, scaledOf } from '../account/scaled-decimal.ts';
 
 /**
  * Spec (costs.commission): `zero`, or `bps_of_notional`: charge = notional x fee_rate_bps / 10000,
@@ -15,12 +16,37 @@ const PER_BPS = new Dec('0.0001');
 /** The fee rate parsed once per settings object (it is read on every fill). */
 const rates = new WeakMap<CommissionSettings, Dec>();
 
-export function commissionFor(settings: CommissionSettings, notionalUsd: Dec): Dec {
-  if (settings.model === 'zero') return new Dec(0);
+function rateOf(settings: { fee_rate_bps: string } & CommissionSettings): Dec {
   let rate = rates.get(settings);
   if (!rate) {
     rate = new Dec(settings.fee_rate_bps);
     rates.set(settings, rate);
   }
-  return notionalUsd.abs().times(rate).times(PER_BPS);
+  return rate;
+}
+
+export function commissionFor(settings: CommissionSettings, notionalUsd: Dec): Dec {
+  if (settings.model === 'zero') return new Dec(0);
+  return notionalUsd.abs().times(rateOf(settings)).times(PER_BPS);
+}
+
+const scaledRates = new WeakMap<CommissionSettings, Scaled>();
+const SCALED_PER_BPS = scaledOf(PER_BPS);
+const NONE: Scaled = { value: 0n, scale: 0 };
+
+/**
+ * `commissionFor` in scaled integers: the same amount when neither product rounds (each fits the 60
+ * digits `Dec` keeps); undefined otherwise, for the caller to take `commissionFor`.
+ */
+export function commissionScaled(settings: CommissionSettings, notionalUsd: Scaled): Scaled | undefined {
+  if (settings.model === 'zero') return NONE;
+  let rate = scaledRates.get(settings);
+  if (!rate) {
+    rate = scaledOf(rateOf(settings));
+    scaledRates.set(settings, rate);
+  }
+  const charged = multiply(absolute(notionalUsd), rate);
+  if (!fitsDec(charged)) return undefined;
+  const commission = multiply(charged, SCALED_PER_BPS);
+  return fitsDec(commission) ? commission : undefined;
 }

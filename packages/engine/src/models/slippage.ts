@@ -1,4 +1,13 @@
 import { Dec } from '@hindsight/core';
+import {
+  add,
+  compare,
+  fitsDec,
+  multiply,
+  type Scaled,
+  scaledOf,
+  subtract,
+} from '../account/scaled-decimal.ts';
 
 /**
  * Spec (costs.slippage): slippage_bps = base + (notional / 100000) x size_impact_per_100k, capped by
@@ -63,4 +72,41 @@ export function applySlippage(
   const price =
     direction === 'BUY' ? basePrice.times(factor.plus(1)) : basePrice.times(new Dec(1).minus(factor));
   return { price, bps };
+}
+
+/** The settings and constants as scaled integers (once per settings object). */
+const scaledSettings = new WeakMap<SlippageSettings, { base: Scaled; impact: Scaled; max: Scaled }>();
+const SCALED_PER_100K = scaledOf(PER_100K);
+const SCALED_PER_BPS = scaledOf(PER_BPS);
+const ONE: Scaled = { value: 1n, scale: 0 };
+
+/** A `Dec` operation's result as a scaled integer when it fits 60 digits (then `Dec` did not round it). */
+const unrounded = (result: Scaled): Scaled | undefined => (fitsDec(result) ? result : undefined);
+
+/**
+ * `applySlippage` in scaled integers (a USD notional): the same price and bps when no step of the
+ * decimal formula rounds, that is when every intermediate fits the 60 digits `Dec` keeps; undefined
+ * otherwise, for the caller to take `applySlippage`.
+ */
+export function applySlippageScaled(
+  settings: SlippageSettings,
+  direction: 'BUY' | 'SELL',
+  basePrice: Scaled,
+  notionalUsd: Scaled,
+): { price: Scaled; bps: Scaled } | undefined {
+  let values = scaledSettings.get(settings);
+  if (!values) {
+    const { base, impact, max } = parsedOf(settings);
+    values = { base: scaledOf(base), impact: scaledOf(impact), max: scaledOf(max) };
+    scaledSettings.set(settings, values);
+  }
+  const perNotional = unrounded(multiply(notionalUsd, SCALED_PER_100K));
+  const impact = perNotional && unrounded(multiply(perNotional, values.impact));
+  let bps = impact && unrounded(add(values.base, impact));
+  if (!bps) return undefined;
+  if (values.max.value > 0n && compare(bps, values.max) > 0) bps = values.max;
+  const factor = unrounded(multiply(bps, SCALED_PER_BPS));
+  const move = factor && unrounded(direction === 'BUY' ? add(factor, ONE) : subtract(ONE, factor));
+  const price = move && unrounded(multiply(basePrice, move));
+  return price && { price, bps };
 }

@@ -1,5 +1,6 @@
-import { type Dec, toDecimalString } from '@hindsight/core';
+import { scaledText } from '../account/scaled-decimal.ts';
 import { isoTime } from '../iso-time.ts';
+import type { FillFigures } from '../positions/fill-figures.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
 import type { Side, Trade } from './order-types.ts';
 
@@ -10,9 +11,8 @@ export interface FillRecord {
   orderId: string;
   symbol: string;
   side: Side;
-  units: Dec;
-  price: Dec;
-  commissionUsd: Dec;
+  /** Units, price and commission (USD) as the books took them. */
+  figures: FillFigures;
   /** Epoch ms. */
   at: number;
 }
@@ -24,9 +24,9 @@ export function toWireTrade(fill: FillRecord): Trade {
     order_id: fill.orderId,
     symbol: fill.symbol,
     side: fill.side,
-    quantity: toDecimalString(fill.units),
-    price: toDecimalString(fill.price),
-    commission: toDecimalString(fill.commissionUsd),
+    quantity: fill.figures.unitsText,
+    price: fill.figures.priceText,
+    commission: scaledText(fill.figures.commission),
     commission_currency: 'USD',
     timestamp: isoTime(fill.at),
   };

@@ -1,5 +1,8 @@
 import { type Dec, toDecimalString } from '@hindsight/core';
-import { type Scaled, scaledOfText } from '../account/scaled-decimal.ts';
+import { fitsDec, multiply, type Scaled, scaledOfText, scaledText } from '../account/scaled-decimal.ts';
+import { type CommissionSettings, commissionScaled } from '../models/commission.ts';
+import { applySlippageScaled, type SlippageSettings } from '../models/slippage.ts';
+import type { Side } from '../orders/order-types.ts';
 
 /**
  * A fill's amounts written once as canonical texts, with the scaled integers the books compute with:
@@ -34,5 +37,34 @@ export function figuresOf(fill: {
     basePriceText: toDecimalString(fill.basePrice),
     slippageBpsText: toDecimalString(fill.slippageBps),
     commission: scaledOfText(toDecimalString(fill.commissionUsd)),
+  };
+}
+
+/**
+ * The figures of a fill of a USD-quoted instrument priced in scaled integers (slippage, then commission
+ * on the slipped notional, docs/fills.md): the same numbers as the decimal models when none of their
+ * steps rounds; undefined when one would, for the caller to price the fill in decimals.
+ */
+export function pricedInUsd(
+  units: Scaled,
+  basePrice: Scaled,
+  side: Side,
+  slippage: SlippageSettings,
+  commission: CommissionSettings,
+): FillFigures | undefined {
+  const notional = multiply(units, basePrice);
+  const slipped = fitsDec(notional) ? applySlippageScaled(slippage, side, basePrice, notional) : undefined;
+  if (!slipped) return undefined;
+  const traded = multiply(units, slipped.price);
+  const charged = fitsDec(traded) ? commissionScaled(commission, traded) : undefined;
+  if (!charged) return undefined;
+  return {
+    units,
+    unitsText: scaledText(units),
+    price: slipped.price,
+    priceText: scaledText(slipped.price),
+    basePriceText: scaledText(basePrice),
+    slippageBpsText: scaledText(slipped.bps),
+    commission: charged,
   };
 }

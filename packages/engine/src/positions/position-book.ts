@@ -74,11 +74,21 @@ import { type FillFigures, figuresOf } from './fill-figures.ts';
 export type PositionMode = 'netting' | 'hedging';
 export type PositionEventType = 'POSITION_OPENED' | 'POSITION_MODIFIED' | 'POSITION_CLOSED';
 
-/** One execution, already priced (slippage applied) and charged (commission in USD) by the caller. */
-export interface BookFill {
+/** Who fills what, when: the fill without its amounts. */
+export interface FillOrder {
   orderId: string;
   symbol: string;
   side: Side;
+  /** Epoch ms. */
+  time: number;
+  /** Hedging: the position this fill reduces. Ignored under netting. */
+  positionId?: string;
+  /** Reason written on the lots this fill closes; default `Normal`. */
+  closeReason?: CloseReason;
+}
+
+/** One execution, already priced (slippage applied) and charged (commission in USD) by the caller. */
+export interface BookFill extends FillOrder {
   /** Positive base units. */
   units: Dec;
   /** Post-slippage fill price. */
@@ -88,12 +98,6 @@ export interface BookFill {
   slippageBps: Dec;
   /** The fill's whole commission, USD (0 for a zero-fee config). */
   commissionUsd: Dec;
-  /** Epoch ms. */
-  time: number;
-  /** Hedging: the position this fill reduces. Ignored under netting. */
-  positionId?: string;
-  /** Reason written on the lots this fill closes; default `Normal`. */
-  closeReason?: CloseReason;
 }
 
 /** The gateway's Position resource (trading-gateway.md), decimals as canonical strings. */
@@ -154,13 +158,13 @@ export interface FillOutcome {
   /** Sum of `closedLots` realized P&L, USD, before commissions. */
   readonly realizedPnlUsd: Dec;
   /** The fill's commission, USD (the account books it whole). */
-  commissionUsd: Dec;
+  readonly commissionUsd: Dec;
   /** `realizedPnlUsd` and `commissionUsd` as scaled integers (what the account adds up). */
   readonly realizedUsd: Scaled;
   readonly commission: Scaled;
 }
 
-/** A fill's outcome; its realized P&L is made a decimal only when read. */
+/** A fill's outcome; its realized P&L and commission are made decimals only when read. */
 class Outcome implements FillOutcome {
   readonly events: PositionEvent[] = [];
   readonly openedLots: OpenTradeLot[] = [];
@@ -171,12 +175,15 @@ class Outcome implements FillOutcome {
     readonly orderId: string,
     readonly symbol: string,
     readonly time: number,
-    readonly commissionUsd: Dec,
     readonly commission: Scaled,
   ) {}
 
   get realizedPnlUsd(): Dec {
     return new Dec(scaledText(this.realizedUsd));
+  }
+
+  get commissionUsd(): Dec {
+    return new Dec(scaledText(this.commission));
   }
 }
 
@@ -358,7 +365,8 @@ export class PositionBook {
   /** Every lot by id; insertion order is id order (a lot replaced keeps its place). */
   private readonly allLots = new Map<string, TradeLot>();
   private readonly quotes = new Map<string, TickQuote>();
-  private readonly lastFillBase = new Map<string, Dec>();
+  /** The last fill's pre-slippage price of each symbol, as text (a mark only before the first quote). */
+  private readonly lastFillBase = new Map<string, string>();
   private lotSequence = 0;
   private positionSequence = 0;
 
@@ -431,8 +439,17 @@ export class PositionBook {
   }
 
   applyFill(fill: BookFill): FillOutcome {
+    if (!fill.units.isFinite()) {
+      throw new PositionBookError('INVALID_FILL', `fill of order ${fill.orderId} must have positive units`);
+    }
+    return this.applyPriced(fill, figuresOf(fill));
+  }
+
+  /** `applyFill` with the fill's amounts as figures (the engine prices fills in scaled integers). */
+  applyPriced(fill: FillOrder, figures: FillFigures): FillOutcome {
     const currency = this.currencyOf(fill.symbol);
-    if (!fill.units.isFinite() || !fill.units.gt(0)) {
+    const units = figures.units;
+    if (units.value <= 0n) {
       throw new PositionBookError('INVALID_FILL', `fill of order ${fill.orderId} must have positive units`);
     }
     if (!Number.isSafeInteger(fill.time)) {
@@ -440,8 +457,6 @@ export class PositionBook {
     }
     // Checked before any change, so a refused fill leaves the book as it was.
     this.converter.assertCanConvert(currency);
-    const figures = figuresOf(fill);
-    const units = figures.units;
     const fillSide: PositionSide = fill.side === 'BUY' ? 'LONG' : 'SHORT';
     const target = this.targetOf(fill, fillSide, units);
 
@@ -471,8 +486,8 @@ export class PositionBook {
     const shares = proRata(figures.commission, weights);
 
     // Nothing below throws for a valid fill: the book changes only from here on.
-    this.lastFillBase.set(fill.symbol, new Dec(fill.basePrice));
-    const outcome = new Outcome(fill.orderId, fill.symbol, fill.time, fill.commissionUsd, figures.commission);
+    this.lastFillBase.set(fill.symbol, figures.basePriceText);
+    const outcome = new Outcome(fill.orderId, fill.symbol, fill.time, figures.commission);
 
     if (target && closing.length > 0) {
       target.rememberAverage();
@@ -583,7 +598,7 @@ export class PositionBook {
     const quote = this.quotes.get(symbol);
     if (quote) return side === 'LONG' ? quote.bid : quote.ask;
     const base = this.lastFillBase.get(symbol);
-    if (base) return base;
+    if (base !== undefined) return new Dec(base);
     throw new PositionBookError('UNKNOWN_SYMBOL', `no price for ${symbol} yet`);
   }
 
@@ -595,7 +610,7 @@ export class PositionBook {
     return currency;
   }
 
-  private targetOf(fill: BookFill, fillSide: PositionSide, units: Scaled): Position | undefined {
+  private targetOf(fill: FillOrder, fillSide: PositionSide, units: Scaled): Position | undefined {
     if (this.mode === 'netting') return this.bySymbol.get(fill.symbol);
     if (fill.positionId === undefined) return undefined;
     const target = this.open.get(fill.positionId);
@@ -623,7 +638,7 @@ export class PositionBook {
     return target;
   }
 
-  private newPosition(fill: BookFill, side: PositionSide, currency: string): Position {
+  private newPosition(fill: FillOrder, side: PositionSide, currency: string): Position {
     this.positionSequence += 1;
     const position = new Position(
       formatPositionId(this.positionSequence),
@@ -650,7 +665,7 @@ export class PositionBook {
     position: Position,
     units: Scaled,
     lotUnits: Scaled,
-    fill: BookFill,
+    fill: FillOrder,
     figures: FillFigures,
     exitCommission: Scaled,
     currency: string,
