@@ -56,7 +56,8 @@ import {
   type PositionSnapshot,
 } from './positions/position-book.ts';
 import { buildResultFiles } from './results/result-files.ts';
-import { type ExactSample, TimeseriesSampler } from './results/timeseries-sampler.ts';
+import { SampleCapture } from './results/sample-capture.ts';
+import { type ExactSample, type SampleSource, TimeseriesSampler } from './results/timeseries-sampler.ts';
 import type { CloseReason } from './results/trade-lot.ts';
 
 /**
@@ -224,7 +225,7 @@ export class SimulationEngine {
   /** The balance and its version (bumped on every change), for the per-bar path. */
   private balanceVersion = 0;
   private balance: BalanceMoment;
-  private flatSample: (() => ExactSample) | undefined;
+  private flatSample: SampleSource | undefined;
   private groupTime: number | undefined;
   private pending = false;
   private changed = false;
@@ -1180,7 +1181,7 @@ export class SimulationEngine {
       navApprox,
       this.balanceVersion,
       this.changed,
-      this.exactSample(),
+      this.sampleSource(),
       // Flat, the NAV is the balance: at hand without computing.
       flat ? this.balance.value : undefined,
     );
@@ -1189,22 +1190,26 @@ export class SimulationEngine {
 
   /**
    * The exact sample values of this moment, computed later only if the sampler keeps the point: the
-   * balance and the positions' numbers are immutable values captured now, with the marks' ticks.
+   * balance and the positions' numbers are immutable values captured now, with the marks' ticks, into
+   * a capture the sampler has released when there is one.
    */
-  private exactSample(): () => ExactSample {
+  private sampleSource(): SampleSource {
     const balance = this.balance;
     if (this.book.size === 0) {
-      this.flatSample ??= () => ({
-        balance: balance.text,
-        nav: balance.text,
-        marginUsed: '0',
-        canonical: true,
-      });
+      this.flatSample ??= {
+        sample: () => ({ balance: balance.text, nav: balance.text, marginUsed: '0', canonical: true }),
+      };
       return this.flatSample;
     }
-    const positions = this.book.capture();
-    return () => this.sampleOf(balance, positions);
+    const released = this.sampler.releasedSource();
+    const capture = released instanceof SampleCapture ? released : new SampleCapture(this.valueSample);
+    capture.balance = balance;
+    this.book.capture(capture.positions);
+    return capture;
   }
+
+  private readonly valueSample = (balance: BalanceMoment, positions: CapturedPositions): ExactSample =>
+    this.sampleOf(balance, positions);
 
   /**
    * A kept point's exact values. As the account's equity, NAV is the exact balance plus the unrealized

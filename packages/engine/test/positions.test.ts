@@ -372,3 +372,33 @@ describe('refused fills leave the book unchanged', () => {
     );
   });
 });
+
+describe('captured positions', () => {
+  it('a capture refilled for a later moment values that moment, as a fresh capture does', () => {
+    const book = new PositionBook({ mode: 'hedging', instruments: [BTCUSD, EURUSD] });
+    book.applyFill(fill('C:BTCUSD', 'BUY', '0.5', '100'));
+    book.applyFill(fill('F:EURUSD', 'SELL', '1000', '1.1'));
+    mark(book, 'C:BTCUSD', '110', '111');
+    mark(book, 'F:EURUSD', '1.0995', '1.1005');
+    const reused = book.capture();
+    const first = reused.scaled();
+    assert.ok(first);
+    assert.equal(scaledText(first.unrealizedUsd), '4.5');
+    const [btc] = book.positions('C:BTCUSD');
+    book.applyFill(fill('C:BTCUSD', 'SELL', '0.5', '120', { positionId: btc?.id as string }));
+    mark(book, 'F:EURUSD', '1.0895', '1.0905');
+    const refilled = book.capture(reused);
+    assert.equal(refilled, reused);
+    const fresh = book.capture();
+    for (const capture of [refilled, fresh]) {
+      const scaled = capture.scaled();
+      assert.ok(scaled);
+      assert.equal(scaledText(scaled.unrealizedUsd), '9.5');
+      assert.deepEqual(
+        scaled.notionals.map((n) => [n.symbol, scaledText(n.notionalUsd)]),
+        [['F:EURUSD', '1090.5']],
+      );
+      assert.equal(s(capture.exact().unrealizedUsd), '9.5');
+    }
+  });
+});

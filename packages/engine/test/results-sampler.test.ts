@@ -5,8 +5,10 @@ import {
   computeMetrics,
   DAY_MS,
   drawdownStats,
+  type ExactSample,
   gridStepFor,
   type SamplePoint,
+  type SampleSource,
   sampleTimeseries,
   TimeseriesSampler,
 } from '../src/index.ts';
@@ -167,6 +169,60 @@ describe('timeseries sampler', () => {
     for (const i of extrema) assert.ok(times.has(start + i * MINUTE), `index ${i}`);
     assert.ok(n <= extrema.size + 1460 + 1, `${n} points, ${extrema.size} extrema`);
     assert.ok(n < 10_000, `${n} points of 525600`);
+  });
+
+  it('offerLazy with refilled released sources writes the same file as offer', () => {
+    /** A mutable source, as the engine's capture: refilled only once the sampler has released it. */
+    class Refillable implements SampleSource {
+      values: ExactSample = { balance: '0', nav: '0', marginUsed: '0' };
+      sample(): ExactSample {
+        return this.values;
+      }
+    }
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            step: fc.integer({ min: 1, max: 400 }),
+            nav: fc.integer({ min: 900, max: 1100 }),
+            fee: fc.boolean(),
+          }),
+          {
+            maxLength: 300,
+          },
+        ),
+        (steps) => {
+          const options = {
+            startTime: start,
+            endTime: start + DAY_MS,
+            initialCapital: '1000',
+            maxGridPoints: 24,
+          };
+          const lazy = new TimeseriesSampler(options);
+          const points: SamplePoint[] = [];
+          let time = start;
+          let balance = 1000;
+          let version = 0;
+          let made = 0;
+          for (const { step, nav, fee } of steps) {
+            time += step * MINUTE;
+            if (fee) {
+              balance -= 1;
+              version += 1;
+            }
+            const values = { balance: String(balance), nav: String(nav), marginUsed: String(nav % 7) };
+            points.push({ time, ...values });
+            const released = lazy.releasedSource();
+            const source = released instanceof Refillable ? released : new Refillable();
+            if (source !== released) made += 1;
+            source.values = values;
+            lazy.offerLazy(time, nav, version, false, source);
+          }
+          assert.deepEqual(lazy.finish(), sampleTimeseries(options, points));
+          assert.ok(made <= Math.max(1, points.length));
+        },
+      ),
+    );
   });
 
   it('refuses out-of-order points and points after finish', () => {

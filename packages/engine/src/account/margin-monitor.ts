@@ -133,12 +133,19 @@ export class MarginMonitor {
 
   private readonly reciprocals = new Map<string, Scaled | null>();
 
-  /** Float NAV and margin used of the open positions (pre-checks and sampling decisions). */
+  /**
+   * Float NAV and margin used of the open positions (pre-checks and sampling decisions): one object,
+   * rewritten by the next call (it runs every bar while a position is open).
+   */
   approx(): { nav: number; marginUsd: number } {
     const { book } = this.options;
     const totals = book.size > 0 ? book.approxTotals(this.approxLeverage) : FLAT;
-    return { nav: this.options.balanceApprox() + totals.unrealizedUsd, marginUsd: totals.marginUsd };
+    this.approxAnswer.nav = this.options.balanceApprox() + totals.unrealizedUsd;
+    this.approxAnswer.marginUsd = totals.marginUsd;
+    return this.approxAnswer;
   }
+
+  private readonly approxAnswer = { nav: 0, marginUsd: 0 };
 
   /**
    * An order that would add exposure beyond the free margin is refused (INSUFFICIENT_MARGIN), judged at

@@ -311,17 +311,46 @@ interface CapturedPosition {
 
 /**
  * The open positions' numbers at one moment, to value exactly later (the sampler values only the
- * points it keeps): decimal values are immutable, so keeping references is a copy, and the marks are
- * the quotes' ticks. Both valuations compute exactly what `unrealizedPnlUsd` (and the margin's
- * notionals) would have then; the scaled one, cheaper, exists when every position is in USD and marked.
+ * points it keeps): scaled integers and decimals are immutable, so keeping references is a copy, and
+ * the marks are the quotes' ticks. Both valuations compute exactly what `unrealizedPnlUsd` (and the
+ * margin's notionals) would have then; the scaled one, cheaper, exists when every position is in USD
+ * and marked. `PositionBook.capture` can refill a capture no longer needed (one per bar otherwise).
  */
 export class CapturedPositions {
-  constructor(private readonly parts: readonly CapturedPosition[]) {}
+  private readonly parts: CapturedPosition[] = [];
+  private count = 0;
+
+  /** Empties the capture, keeping its part objects for the next `add`s. */
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** The next part, reused when there is one (its every field is set by the caller). */
+  next(): CapturedPosition {
+    let part = this.parts[this.count];
+    if (!part) {
+      part = {
+        symbol: '',
+        long: true,
+        quantity: SCALED_ZERO,
+        cost: SCALED_ZERO,
+        ticks: 0,
+        decimals: -1,
+        fallback: undefined,
+        toUsd: sameAmount,
+        scalable: false,
+      };
+      this.parts.push(part);
+    }
+    this.count += 1;
+    return part;
+  }
 
   exact(): Valuation {
     let unrealizedUsd: Dec = ZERO;
     const notionals: { symbol: string; notionalUsd: Dec }[] = [];
-    for (const part of this.parts) {
+    for (let index = 0; index < this.count; index++) {
+      const part = this.parts[index] as CapturedPosition;
       const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
       const pnl = unrealizedInQuote(part.long, part.quantity, part.cost, price);
       unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
@@ -334,7 +363,8 @@ export class CapturedPositions {
   scaled(): ScaledValuation | undefined {
     let unrealizedUsd: Scaled = SCALED_ZERO;
     const notionals: { symbol: string; notionalUsd: Scaled }[] = [];
-    for (const part of this.parts) {
+    for (let index = 0; index < this.count; index++) {
+      const part = this.parts[index] as CapturedPosition;
       if (!part.scalable) return undefined;
       const value = multiply(part.quantity, scaledTicks(part.ticks, part.decimals));
       const pnl = part.long ? subtract(value, part.cost) : subtract(part.cost, value);
@@ -396,19 +426,25 @@ export class PositionBook {
 
   /**
    * Unrealized P&L and margin of the open positions as floats (USD), for deciding cheaply whether a
-   * margin level or a sampling decision needs the exact books. Never shown to a user.
+   * margin level or a sampling decision needs the exact books. Never shown to a user. The answer is
+   * one object, rewritten by the next call (this runs every bar while a position is open).
    */
   approxTotals(leverageOf: (symbol: string) => number): { unrealizedUsd: number; marginUsd: number } {
     let unrealizedUsd = 0;
     let marginUsd = 0;
     for (const p of this.open.values()) {
-      const { value, rate } = this.approxValue(p);
-      const cost = p.approxTotals().cost;
-      unrealizedUsd += (p.side === 'LONG' ? value - cost : cost - value) * rate;
+      const totals = p.approxTotals();
+      const value = totals.quantity * this.approxMark(p);
+      const rate = this.converter.usdPerUnitApprox(p.currency);
+      unrealizedUsd += (p.side === 'LONG' ? value - totals.cost : totals.cost - value) * rate;
       marginUsd += (Math.abs(value) * rate) / leverageOf(p.symbol);
     }
-    return { unrealizedUsd, marginUsd };
+    this.totalsApprox.unrealizedUsd = unrealizedUsd;
+    this.totalsApprox.marginUsd = marginUsd;
+    return this.totalsApprox;
   }
+
+  private readonly totalsApprox = { unrealizedUsd: 0, marginUsd: 0 };
 
   /**
    * The signed units (+ long) and the margin (USD) of `symbol`'s open positions as floats, for the
@@ -419,23 +455,19 @@ export class PositionBook {
     let marginUsd = 0;
     for (const p of this.open.values()) {
       if (p.symbol !== symbol) continue;
-      const { value, rate } = this.approxValue(p);
       const quantity = p.approxTotals().quantity;
+      const value = quantity * this.approxMark(p);
       units += p.side === 'LONG' ? quantity : -quantity;
-      marginUsd += (Math.abs(value) * rate) / leverage;
+      marginUsd += (Math.abs(value) * this.converter.usdPerUnitApprox(p.currency)) / leverage;
     }
     return { units, marginUsd };
   }
 
-  /** A position's quantity x its mark (quote currency) and the currency's USD rate, as floats. */
-  private approxValue(p: Position): { value: number; rate: number } {
+  /** A position's mark (bid long, ask short; the last fill's base price before a quote) as a float. */
+  private approxMark(p: Position): number {
     const quote = this.quotes.get(p.symbol);
-    const price = quote
-      ? p.side === 'LONG'
-        ? quote.bidApprox()
-        : quote.askApprox()
-      : Number(this.lastFillBase.get(p.symbol));
-    return { value: p.approxTotals().quantity * price, rate: this.converter.usdPerUnitApprox(p.currency) };
+    if (!quote) return Number(this.lastFillBase.get(p.symbol));
+    return p.side === 'LONG' ? quote.bidApprox() : quote.askApprox();
   }
 
   applyFill(fill: BookFill): FillOutcome {
@@ -717,25 +749,27 @@ export class PositionBook {
     return new Snapshot(p, this.currentPrice(p.symbol, p.side), this.converter.captureRate(p.currency));
   }
 
-  /** The open positions' numbers and marks as they are now, to value them exactly later. */
-  capture(): CapturedPositions {
-    const parts: CapturedPosition[] = [];
+  /**
+   * The open positions' numbers and marks as they are now, to value them exactly later; written into
+   * `into` (a capture nothing reads any more) when given.
+   */
+  capture(into = new CapturedPositions()): CapturedPositions {
+    into.clear();
     for (const p of this.open.values()) {
       const quote = this.quotes.get(p.symbol);
       const usd = p.currency === ACCOUNT_CURRENCY;
-      parts.push({
-        symbol: p.symbol,
-        long: p.side === 'LONG',
-        quantity: p.quantity,
-        cost: p.cost,
-        ticks: quote ? (p.side === 'LONG' ? quote.bidTicks : quote.askTicks) : 0,
-        decimals: quote ? quote.decimals : -1,
-        fallback: quote ? undefined : this.currentPrice(p.symbol, p.side),
-        toUsd: usd ? sameAmount : this.converter.captureRate(p.currency),
-        scalable: usd && quote !== undefined,
-      });
+      const part = into.next();
+      part.symbol = p.symbol;
+      part.long = p.side === 'LONG';
+      part.quantity = p.quantity;
+      part.cost = p.cost;
+      part.ticks = quote ? (p.side === 'LONG' ? quote.bidTicks : quote.askTicks) : 0;
+      part.decimals = quote ? quote.decimals : -1;
+      part.fallback = quote ? undefined : this.currentPrice(p.symbol, p.side);
+      part.toUsd = usd ? sameAmount : this.converter.captureRate(p.currency);
+      part.scalable = usd && quote !== undefined;
     }
-    return new CapturedPositions(parts);
+    return into;
   }
 }
 

@@ -108,6 +108,15 @@ export interface ExactSample {
   canonical?: boolean;
 }
 
+/**
+ * Where an offered point's exact values come from, asked only if the point is kept (or near a tie). The
+ * sampler hands a dropped point's source back (`releasedSource`) so the caller can refill it for the
+ * next point instead of allocating one per bar.
+ */
+export interface SampleSource {
+  sample(): ExactSample;
+}
+
 interface Values {
   /** Decimals of the texts when at hand (else made on demand from them). */
   balance: Dec | undefined;
@@ -121,7 +130,7 @@ interface Held {
   time: number;
   navApprox: number;
   balanceVersion: number;
-  exact: (() => ExactSample) | undefined;
+  exact: SampleSource | undefined;
   values: Values | undefined;
   nav: Dec | undefined;
   keep: boolean;
@@ -223,8 +232,8 @@ export class TimeseriesSampler {
   /**
    * Offers a point without its exact values (the engine's per-bar path, arguments rather than an
    * object so it allocates nothing): `navApprox` (a float) decides which points are kept; `exact` is
-   * called only for kept points (and near ties), possibly much later, so it must compute from values
-   * captured when the point was offered. `balanceVersion` changes whenever the balance changes (a point
+   * asked only for kept points (and near ties), possibly much later, so it must compute from values
+   * captured when the point was offered, and must not change until the sampler releases it. `balanceVersion` changes whenever the balance changes (a point
    * with a new balance is always kept); `changed` flags a position or balance change; `nav` is the exact
    * NAV when it is at hand without computing (a flat account: the balance).
    */
@@ -233,7 +242,7 @@ export class TimeseriesSampler {
     navApprox: number,
     balanceVersion: number,
     changed: boolean,
-    exact: () => ExactSample,
+    exact: SampleSource,
     nav?: Dec,
   ): void {
     // The held point is garbage unless it is written: recycle it for the next one.
@@ -258,6 +267,15 @@ export class TimeseriesSampler {
       recycled.keep = changed;
     }
     this.offerPoint(next);
+  }
+
+  /**
+   * The source of the last dropped point, which nothing references any more: the caller may refill it
+   * for its next `offerLazy` (only a source it made itself, for that one point). Undefined when no
+   * dropped point awaits reuse or its values were already taken.
+   */
+  releasedSource(): SampleSource | undefined {
+    return this.spare?.exact;
   }
 
   private offerPoint(next: Held): void {
@@ -329,7 +347,7 @@ export class TimeseriesSampler {
 
   private valuesOfPoint(point: Held): Values {
     if (!point.values) {
-      point.values = valuesOf((point.exact as () => ExactSample)());
+      point.values = valuesOf((point.exact as SampleSource).sample());
       point.exact = undefined;
     }
     return point.values;
