@@ -373,6 +373,20 @@ describe('refused fills leave the book unchanged', () => {
   });
 });
 
+describe('position snapshots', () => {
+  it('keep the mark they were taken at, read after later marks', () => {
+    const book = new PositionBook({ mode: 'netting', instruments: [BTCUSD] });
+    const opened = book.applyFill(fill('C:BTCUSD', 'SELL', '2', '100')).events[0]?.position;
+    mark(book, 'C:BTCUSD', '99.5', '100.25');
+    const marked = book.position(opened?.id as string);
+    mark(book, 'C:BTCUSD', '90', '91');
+    assert.equal(s(opened?.currentPrice as Dec), '100');
+    assert.equal(marked?.view.current_price, '100.25');
+    assert.equal(s(marked?.unrealizedPnl as Dec), '-0.5');
+    assert.equal(book.position(opened?.id as string)?.view.current_price, '91');
+  });
+});
+
 describe('captured positions', () => {
   it('a capture refilled for a later moment values that moment, as a fresh capture does', () => {
     const book = new PositionBook({ mode: 'hedging', instruments: [BTCUSD, EURUSD] });

@@ -63,13 +63,17 @@ const LEVELS_APPROX = [MARGIN_LEVELS.stopOutPct, MARGIN_LEVELS.callPct, MARGIN_L
   Number,
 ) as [number, number, number];
 
+const nearLevel = (level: number, threshold: number): boolean =>
+  Math.abs(level - threshold) <= 1e-9 * threshold;
+
 /** The margin state from floats, or undefined within a relative 1e-9 of a threshold (or not a number). */
 export function marginStateApprox(nav: number, margin: number): MarginState | undefined {
   if (!Number.isFinite(nav) || !Number.isFinite(margin)) return undefined;
   if (margin <= 0) return 'ok';
   const level = (nav / margin) * 100;
   const [stopOut, call, warning] = LEVELS_APPROX;
-  if (LEVELS_APPROX.some((t) => Math.abs(level - t) <= 1e-9 * t)) return undefined;
+  // Runs every bar with a position open: plain comparisons, no closure.
+  if (nearLevel(level, stopOut) || nearLevel(level, call) || nearLevel(level, warning)) return undefined;
   if (level <= stopOut) return 'stop_out';
   if (level <= call) return 'call';
   if (level <= warning) return 'warning';

@@ -746,7 +746,11 @@ export class PositionBook {
   }
 
   private snapshot(p: Position): PositionSnapshot {
-    return new Snapshot(p, this.currentPrice(p.symbol, p.side), this.converter.captureRate(p.currency));
+    const quote = this.quotes.get(p.symbol);
+    const toUsd = p.currency === ACCOUNT_CURRENCY ? sameAmount : this.converter.captureRate(p.currency);
+    if (!quote) return new Snapshot(p, 0, -1, this.currentPrice(p.symbol, p.side), toUsd);
+    const ticks = p.side === 'LONG' ? quote.bidTicks : quote.askTicks;
+    return new Snapshot(p, ticks, quote.decimals, undefined, toUsd);
   }
 
   /**
@@ -803,9 +807,15 @@ class Snapshot implements PositionSnapshot {
     >
   > = {};
 
+  /**
+   * The mark as it was: its ticks (a decimal is made only if read: most snapshots a fill makes never
+   * are), or a fallback price before the symbol's first quote.
+   */
   constructor(
     p: Position,
-    readonly currentPrice: Dec,
+    private readonly markTicks: number,
+    private readonly markDecimals: number,
+    private mark: Dec | undefined,
     private readonly toUsd: (amount: Dec) => Dec,
   ) {
     this.id = p.id;
@@ -820,6 +830,12 @@ class Snapshot implements PositionSnapshot {
     this.realized = p.realizedUsd;
     this.lastCost = p.lastCost;
     this.lastQuantity = p.lastQuantity;
+  }
+
+  /** Bid for a long, ask for a short, when the snapshot was taken (decision 4). */
+  get currentPrice(): Dec {
+    this.mark ??= new Dec(ticksToDecimalString(this.markTicks, this.markDecimals));
+    return this.mark;
   }
 
   private get isClosed(): boolean {
