@@ -15,6 +15,7 @@ import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
 import { add, scaledOf, scaledText } from './account/scaled-decimal.ts';
 import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
+import { flatText } from './flat-text.ts';
 import { isoTime } from './iso-time.ts';
 import { type FillIntent, InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
@@ -500,7 +501,7 @@ export class SimulationEngine {
   }
 
   private nextOrderId(): string {
-    return `ord-${String(++this.orderSeq).padStart(9, '0')}`;
+    return flatText('ord-', String(++this.orderSeq).padStart(9, '0'));
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   shareOf,
   subtract,
 } from '../src/account/scaled-decimal.ts';
+import { flatText } from '../src/flat-text.ts';
 import { proRata } from '../src/positions/position-book.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
@@ -177,6 +178,24 @@ describe('scaled decimals (exact BigInt arithmetic for sampled points)', () => {
         assert.equal(toDecimalString(sum.value), toDecimalString(expected));
       }),
       { numRuns: RUNS },
+    );
+  });
+});
+
+describe('flat texts', () => {
+  it('concatenate their parts, empty parts included', () => {
+    assert.equal(flatText('ord-', '000000001'), 'ord-000000001');
+    assert.equal(flatText('42287', '.', '89775305688082'), '42287.89775305688082');
+    assert.equal(flatText('-', '', '0.5'), '-0.5');
+    assert.equal(flatText(), '');
+  });
+
+  it('write scaled amounts as the decimal texts they were', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.nat({ max: 30 }), (value, scale) => {
+        const text = scaledText({ value, scale });
+        assert.equal(text, toDecimalString(new Dec(value.toString()).div(new Dec(10).pow(scale))));
+      }),
     );
   });
 });

@@ -1,4 +1,5 @@
 import { Dec } from '@hindsight/core';
+import { flatText } from '../flat-text.ts';
 
 /**
  * Exact decimals as scaled integers (`value` / 10^`scale`, BigInt), for the sums the engine makes at
@@ -100,9 +101,10 @@ export function scaledText(a: Scaled): string {
   if (end !== digits.length) digits = digits.slice(0, end);
   let text: string;
   if (scale === 0) text = digits;
-  else if (digits.length > scale) text = `${digits.slice(0, digits.length - scale)}.${digits.slice(-scale)}`;
-  else text = `0.${'0'.repeat(scale - digits.length)}${digits}`;
-  return negative ? `-${text}` : text;
+  else if (digits.length > scale)
+    text = flatText(digits.slice(0, digits.length - scale), '.', digits.slice(-scale));
+  else text = flatText('0.', '0'.repeat(scale - digits.length), digits);
+  return negative ? flatText('-', text) : text;
 }
 
 /** Digits of a non-negative integer. */

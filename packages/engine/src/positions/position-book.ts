@@ -57,6 +57,7 @@ import {
   subtract,
 } from '../account/scaled-decimal.ts';
 import { TickQuote } from '../account/tick-quote.ts';
+import { flatText } from '../flat-text.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
 import {
   type ClosedTradeLot,
@@ -206,7 +207,7 @@ export class PositionBookError extends Error {
 
 /** Position ids: `pos-` and the creation sequence zero-padded (string order is creation order). */
 export function formatPositionId(sequence: number): string {
-  return `pos-${formatTradeId(sequence)}`;
+  return flatText('pos-', formatTradeId(sequence));
 }
 
 export interface PositionBookOptions {
