@@ -1374,7 +1374,9 @@ export class SimulationEngine {
       orderId: order.id,
       symbol: order.symbol,
       side: order.side,
-      figures,
+      unitsText: figures.unitsText,
+      priceText: figures.priceText,
+      commission: figures.commission,
       at,
     });
     this.tradeLog.push(trade);

@@ -169,8 +169,11 @@ export function withFill(order: OrderRecord, quantity: Dec, price: Dec, at: numb
       `order ${order.id}: fill of ${toDecimalString(quantity)} with ${toDecimalString(remaining)} remaining`,
     );
   }
-  const filled = order.filled_quantity.plus(quantity);
-  const status: OrderStatus = filled.eq(order.quantity) ? 'FILLED' : 'PARTIALLY_FILLED';
+  const sum = order.filled_quantity.plus(quantity);
+  const complete = sum.eq(order.quantity);
+  // A filled order keeps its quantity's decimal as the filled quantity: one decimal fewer kept per order.
+  const filled = complete ? order.quantity : sum;
+  const status: OrderStatus = complete ? 'FILLED' : 'PARTIALLY_FILLED';
   assertTransition(order.id, order.status, status);
   const next = copyOrderRecord(order);
   next.status = status;

@@ -1,6 +1,5 @@
-import { scaledText } from '../account/scaled-decimal.ts';
+import { type Scaled, scaledText } from '../account/scaled-decimal.ts';
 import { isoTime } from '../iso-time.ts';
-import type { FillFigures } from '../positions/fill-figures.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
 import type { Side, Trade } from './order-types.ts';
 
@@ -11,8 +10,13 @@ export interface FillRecord {
   orderId: string;
   symbol: string;
   side: Side;
-  /** Units, price and commission (USD) as the books took them. */
-  figures: FillFigures;
+  /**
+   * Units and price as the books took them, and the commission (USD): only what the Trade shows, so
+   * the rest of the fill's figures need not outlive the fill (a fill record lasts the whole run).
+   */
+  unitsText: string;
+  priceText: string;
+  commission: Scaled;
   /** Epoch ms. */
   at: number;
 }
@@ -24,9 +28,9 @@ export function toWireTrade(fill: FillRecord): Trade {
     order_id: fill.orderId,
     symbol: fill.symbol,
     side: fill.side,
-    quantity: fill.figures.unitsText,
-    price: fill.figures.priceText,
-    commission: scaledText(fill.figures.commission),
+    quantity: fill.unitsText,
+    price: fill.priceText,
+    commission: scaledText(fill.commission),
     commission_currency: 'USD',
     timestamp: isoTime(fill.at),
   };
