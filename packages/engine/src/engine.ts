@@ -419,7 +419,7 @@ export class SimulationEngine {
     // In its group before it can fill: a fill at once cancels the group's other members.
     if (request.oco_group_id) this.links.joinClientGroup(request.oco_group_id, id);
     if (request.order_type === 'MARKET') {
-      this.fillNow(state, order, quoteOf(state, request.side), options.closeReason);
+      this.fillNow(state, order, state.quote, options.closeReason);
       return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
     }
     if (quote) {
@@ -441,7 +441,12 @@ export class SimulationEngine {
    * cancels the rest, any other order rests with the rest (a market order or a triggered stop as a
    * market order filling at the next bars' opens).
    */
-  private fillNow(state: InstrumentState, order: OrderRecord, price: Dec, closeReason?: CloseReason): void {
+  private fillNow(
+    state: InstrumentState,
+    order: OrderRecord,
+    price: BasePrice,
+    closeReason?: CloseReason,
+  ): void {
     const available = this.availableUnits(state);
     if (order.time_in_force === 'FOK' && available?.lt(remainingQuantity(order))) {
       this.cancelLive(order.id);
@@ -1061,7 +1066,8 @@ export class SimulationEngine {
       symbol: request.symbol,
       side: request.side,
       quantity: request.quantity,
-      price: request.limit_price ?? request.stop_price ?? quoteOf(state, request.side),
+      price: request.limit_price ?? request.stop_price ?? undefined,
+      quote: state.quote,
       leverage: effectiveLeverage(assetClassOf(state.spec.market), request.leverage ?? null),
       denomination: state.spec.denomination,
       netting: this.config.positionMode === 'netting',
@@ -1313,7 +1319,7 @@ export class SimulationEngine {
   private execute(
     state: InstrumentState,
     order: OrderRecord,
-    basePrice: Dec,
+    basePrice: BasePrice,
     at = this.stamp,
     closeReason?: CloseReason,
   ): void {
@@ -1414,13 +1420,16 @@ export class SimulationEngine {
     state: InstrumentState,
     side: Side,
     units: Dec,
-    basePrice: Dec,
+    base: BasePrice,
   ): { figures: FillFigures; price: Dec } {
     const currency = state.spec.denomination;
     if (currency === ACCOUNT_CURRENCY) {
-      const figures = pricedInUsd(scaledOf(units), scaledOf(basePrice), side, this.slippage, this.commission);
+      const scaledBase =
+        base instanceof TickQuote ? (side === 'BUY' ? base.askScaled() : base.bidScaled()) : scaledOf(base);
+      const figures = pricedInUsd(scaledOf(units), scaledBase, side, this.slippage, this.commission);
       if (figures) return { figures, price: new Dec(figures.priceText) };
     }
+    const basePrice = base instanceof TickQuote ? quoteOn(base, side) : base;
     const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
     const slipped = applySlippage(this.slippage, side, basePrice, notionalUsd);
     const commissionUsd = commissionFor(
@@ -1480,8 +1489,15 @@ const ZERO = new Dec(0);
 const NOTHING_FILLED: { fills: readonly FillIntent[] } = { fills: [] };
 
 /** The current quote a `side` order trades at: the ask for a buy, the bid for a sell. */
-const quoteOf = (state: InstrumentState, side: Side): Dec =>
-  side === 'BUY' ? state.quote.ask : state.quote.bid;
+const quoteOf = (state: InstrumentState, side: Side): Dec => quoteOn(state.quote, side);
+
+const quoteOn = (quote: TickQuote, side: Side): Dec => (side === 'BUY' ? quote.ask : quote.bid);
+
+/**
+ * The price a fill starts from: a decimal, or the instrument's current quote on the order's side (a
+ * market order), read as its ticks so that a USD fill makes no decimal of it.
+ */
+type BasePrice = Dec | TickQuote;
 
 /** Whether `quote` already satisfies a buy's or sell's limit (at or through it) or stop (reached). */
 function reaches(

@@ -19,6 +19,7 @@ import {
   shareOf,
   subtract,
 } from '../src/account/scaled-decimal.ts';
+import { TickQuote } from '../src/account/tick-quote.ts';
 import { flatText } from '../src/flat-text.ts';
 import { proRata } from '../src/positions/position-book.ts';
 
@@ -197,5 +198,24 @@ describe('flat texts', () => {
         assert.equal(text, toDecimalString(new Dec(value.toString()).div(new Dec(10).pow(scale))));
       }),
     );
+  });
+});
+
+describe('tick quotes as scaled integers', () => {
+  it('give what scaledOf makes of the bid and ask decimals, trailing zeros dropped', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.nat({ max: 12 }),
+        (bid, ask, decimals) => {
+          const quote = new TickQuote(bid, ask, decimals);
+          assert.deepEqual(quote.bidScaled(), scaledOf(quote.bid));
+          assert.deepEqual(quote.askScaled(), scaledOf(quote.ask));
+        },
+      ),
+    );
+    assert.deepEqual(new TickQuote(4228350, 4228400, 2).bidScaled(), { value: 422835n, scale: 1 });
+    assert.deepEqual(new TickQuote(4228350, 4228400, 2).askScaled(), { value: 42284n, scale: 0 });
   });
 });

@@ -22,6 +22,7 @@ import type { Account } from './account.ts';
 import type { CurrencyConverter } from './currency.ts';
 import { Exact } from './exact.ts';
 import { absolute, add, fitsDec, multiply, type Scaled, scaledOf, scaledText } from './scaled-decimal.ts';
+import type { TickQuote } from './tick-quote.ts';
 
 /**
  * The account's margin (docs/fills.md "Leverage and margin"): margin used, the free-margin check of a
@@ -43,8 +44,10 @@ export interface MarginRequest {
   symbol: string;
   side: Side;
   quantity: Dec;
-  /** Its own price, or the current quote. */
-  price: Dec;
+  /** Its own price; undefined for the current quote on its side (`quote`). */
+  price: Dec | undefined;
+  /** The instrument's current quote (its decimals are made only if the exact check runs). */
+  quote: TickQuote;
   /** The order's effective leverage. */
   leverage: Dec;
   denomination: string;
@@ -168,8 +171,9 @@ export class MarginMonitor {
       }
     }
     const delta = exposureDelta(current, orderUnits);
+    const price = request.price ?? (request.side === 'BUY' ? request.quote.ask : request.quote.bid);
     const additionalMargin = requiredMargin(
-      converter.toUsd(delta.times(request.price), request.denomination),
+      converter.toUsd(delta.times(price), request.denomination),
       request.leverage,
     );
     const marginUsed = this.marginUsed().minus(releasedMargin(current, orderUnits, held));
@@ -226,7 +230,7 @@ export class MarginMonitor {
   private clearlyFits(request: MarginRequest): boolean {
     const { nav, marginUsd } = this.approx();
     const rate = this.options.converter.usdPerUnitApprox(request.denomination);
-    const leverage = request.leverage.toNumber();
+    const leverage = this.leverageFloat(request.leverage);
     const orderUnits = request.quantity.toNumber();
     let exposure = orderUnits;
     let released = 0;
@@ -238,11 +242,26 @@ export class MarginMonitor {
         exposure = Math.max(orderUnits - current, 0);
       }
     }
-    const additional = (Math.abs(exposure * request.price.toNumber()) * rate) / leverage;
+    const price =
+      request.price?.toNumber() ??
+      (request.side === 'BUY' ? request.quote.askApprox() : request.quote.bidApprox());
+    const additional = (Math.abs(exposure * price) * rate) / leverage;
     const needed = marginUsd - released + additional;
     const slack = 1e-9 * (marginUsd + additional + Math.abs(nav));
     return Number.isFinite(needed) && Number.isFinite(slack) && needed + slack < nav;
   }
+
+  /** A leverage as a float, once per decimal (an order's is usually the asset class's constant). */
+  private leverageFloat(leverage: Dec): number {
+    let float = this.leverageFloats.get(leverage);
+    if (float === undefined) {
+      float = leverage.toNumber();
+      this.leverageFloats.set(leverage, float);
+    }
+    return float;
+  }
+
+  private readonly leverageFloats = new WeakMap<Dec, number>();
 
   private readonly approxLeverage = (symbol: string): number => {
     let leverage = this.leverageApprox.get(symbol);

@@ -1,4 +1,5 @@
 import { Dec, ticksToDecimalString } from '@hindsight/core';
+import { type Scaled, scaledTicks } from './scaled-decimal.ts';
 
 /**
  * A bid/ask quote held as integer ticks at `decimals`, as the bars carry it. Marking positions with
@@ -54,6 +55,18 @@ export class TickQuote {
     return this.midDec;
   }
 
+  /**
+   * The bid and the ask as the scaled integers `scaledOf` makes of their decimals (no trailing zeros),
+   * straight from the ticks: a market fill in USD is priced without a decimal of the quote.
+   */
+  bidScaled(): Scaled {
+    return canonicalTicks(this.bidTicks, this.decimals);
+  }
+
+  askScaled(): Scaled {
+    return canonicalTicks(this.askTicks, this.decimals);
+  }
+
   /** Floats, for deciding whether an exact computation is needed; never shown to a user. */
   bidApprox(): number {
     return this.bidTicks / 10 ** this.decimals;
@@ -66,4 +79,14 @@ export class TickQuote {
   midApprox(): number {
     return (this.bidTicks + this.askTicks) / (2 * 10 ** this.decimals);
   }
+}
+
+function canonicalTicks(ticks: number, decimals: number): Scaled {
+  let value = ticks;
+  let scale = decimals;
+  while (scale > 0 && value % 10 === 0) {
+    value /= 10;
+    scale -= 1;
+  }
+  return scaledTicks(value, scale);
 }
