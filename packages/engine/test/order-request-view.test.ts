@@ -5,6 +5,7 @@ import { validateOrderRequest } from '../src/orders/order-request.ts';
 import { OrderStateError } from '../src/orders/order-states.ts';
 import {
   newOrderRecord,
+  remainingQuantity,
   toOrderHandle,
   toWireOrder,
   withFill,
@@ -124,6 +125,27 @@ describe('wire Order view', () => {
     assert.throws(() => withFill(filled, new Dec('1'), new Dec('1'), t0), RangeError);
     assert.throws(() => withFill(open, new Dec('10.5'), new Dec('1'), t0), /fill of 10.5 with 10 remaining/);
     assert.throws(() => withFill(open, new Dec('0'), new Dec('1'), t0), RangeError);
+  });
+
+  it('fills a whole order from its remaining quantity, which is the quantity itself while unfilled', () => {
+    const t0 = at('2024-03-11T13:30:00Z');
+    const open = withStatus(newOrderRecord(limitBuy, { id: 'o-3', at: t0 }), 'OPEN', t0);
+    const remaining = remainingQuantity(open);
+    assert.equal(remaining, open.quantity);
+    const filled = withFill(open, remaining, new Dec('1.25'), t0 + 60_000);
+    assert.equal(filled.status, 'FILLED');
+    assert.equal(filled.filled_quantity, open.quantity);
+    assert.equal(toWireOrder(filled).average_fill_price, '1.25');
+    assert.equal(toWireOrder(filled).remaining_quantity, '0');
+    // An equal quantity that is another decimal fills it whole too.
+    const again = withFill(open, new Dec('10'), new Dec('1.25'), t0 + 60_000);
+    assert.deepEqual(toWireOrder(again), toWireOrder(filled));
+    const partial = withFill(open, new Dec('4'), new Dec('1'), t0 + 60_000);
+    assert.equal(remainingQuantity(partial).toString(), '6');
+    assert.equal(
+      withFill(partial, remainingQuantity(partial), new Dec('1'), t0).filled_quantity,
+      open.quantity,
+    );
   });
 
   it('keeps remaining = quantity - filled on a cancelled partial fill', () => {

@@ -135,9 +135,9 @@ export function copyOrderRecord(o: OrderRecord): OrderRecord {
   };
 }
 
-/** quantity - filled_quantity. */
+/** quantity - filled_quantity (the quantity's own decimal while nothing is filled: no arithmetic). */
 export const remainingQuantity = (order: Pick<OrderRecord, 'quantity' | 'filled_quantity'>): Dec =>
-  order.quantity.minus(order.filled_quantity);
+  order.filled_quantity.isZero() ? order.quantity : order.quantity.minus(order.filled_quantity);
 
 /**
  * A status change through the state table (throws `OrderStateError` on an illegal move). A move to
@@ -169,9 +169,11 @@ export function withFill(order: OrderRecord, quantity: Dec, price: Dec, at: numb
       `order ${order.id}: fill of ${toDecimalString(quantity)} with ${toDecimalString(remaining)} remaining`,
     );
   }
-  const sum = order.filled_quantity.plus(quantity);
-  const complete = sum.eq(order.quantity);
-  // A filled order keeps its quantity's decimal as the filled quantity: one decimal fewer kept per order.
+  // Filled in one go (the usual case) or in parts, a filled order keeps its quantity's decimal as the
+  // filled quantity: one decimal fewer kept per order, and no sum made for a whole fill.
+  const whole = quantity === remaining;
+  const sum = whole ? order.quantity : order.filled_quantity.plus(quantity);
+  const complete = whole || sum.eq(order.quantity);
   const filled = complete ? order.quantity : sum;
   const status: OrderStatus = complete ? 'FILLED' : 'PARTIALLY_FILLED';
   assertTransition(order.id, order.status, status);
