@@ -218,4 +218,19 @@ describe('tick quotes as scaled integers', () => {
     assert.deepEqual(new TickQuote(4228350, 4228400, 2).bidScaled(), { value: 422835n, scale: 1 });
     assert.deepEqual(new TickQuote(4228350, 4228400, 2).askScaled(), { value: 42284n, scale: 0 });
   });
+
+  it('give floats equal to their decimals read as numbers', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.nat({ max: 22 }),
+        (bid, ask, decimals) => {
+          const quote = new TickQuote(bid, ask, decimals);
+          assert.equal(quote.bidApprox(), quote.bid.toNumber());
+          assert.equal(quote.askApprox(), quote.ask.toNumber());
+        },
+      ),
+    );
+  });
 });
