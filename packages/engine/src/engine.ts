@@ -1349,7 +1349,7 @@ export class SimulationEngine {
       }
       state.consumed = state.consumed.plus(units);
     }
-    const { figures, price } = this.priceFill(state, order.side, units, basePrice);
+    const figures = this.priceFill(state, order.side, units, basePrice);
     const outcome: FillOutcome = this.book.applyPriced(
       {
         ...(positionId !== undefined && { positionId }),
@@ -1371,7 +1371,7 @@ export class SimulationEngine {
       this.marked.add(order.symbol);
     else this.marked.delete(order.symbol);
     const isLeg = this.links.isLeg(order.id);
-    const filled = withFill(order, units, price, at);
+    const filled = withFill(order, units, figures.priceText, at);
     this.orders.set(order.id, filled);
     this.changed = true;
     this.emitOrder(filled.status === 'FILLED' ? 'ORDER_FILLED' : 'ORDER_PARTIALLY_FILLED', filled);
@@ -1412,22 +1412,17 @@ export class SimulationEngine {
   }
 
   /**
-   * A fill's price after slippage and its commission (docs/fills.md), as the figures the books take
-   * and the price as a decimal (the order's average). A USD-quoted fill is priced in scaled integers
-   * when no step of the decimal formulas rounds (the same numbers), any other in decimals.
+   * A fill's price after slippage and its commission (docs/fills.md), as the figures the books, the
+   * trade and the order's average take. A USD-quoted fill is priced in scaled integers when no step of
+   * the decimal formulas rounds (the same numbers), any other in decimals.
    */
-  private priceFill(
-    state: InstrumentState,
-    side: Side,
-    units: Dec,
-    base: BasePrice,
-  ): { figures: FillFigures; price: Dec } {
+  private priceFill(state: InstrumentState, side: Side, units: Dec, base: BasePrice): FillFigures {
     const currency = state.spec.denomination;
     if (currency === ACCOUNT_CURRENCY) {
       const scaledBase =
         base instanceof TickQuote ? (side === 'BUY' ? base.askScaled() : base.bidScaled()) : scaledOf(base);
       const figures = pricedInUsd(scaledOf(units), scaledBase, side, this.slippage, this.commission);
-      if (figures) return { figures, price: new Dec(figures.priceText) };
+      if (figures) return figures;
     }
     const basePrice = base instanceof TickQuote ? quoteOn(base, side) : base;
     const notionalUsd = this.converter.toUsd(units.times(basePrice), currency);
@@ -1436,14 +1431,13 @@ export class SimulationEngine {
       this.commission,
       this.converter.toUsd(units.times(slipped.price), currency),
     );
-    const figures = figuresOf({
+    return figuresOf({
       units,
       price: slipped.price,
       basePrice,
       slippageBps: slipped.bps,
       commissionUsd,
     });
-    return { figures, price: slipped.price };
   }
 
   private reject(order: OrderRecord, reason: RejectReason): SubmitResult {

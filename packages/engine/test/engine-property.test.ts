@@ -819,7 +819,10 @@ class Checker {
     const value = t.fills.reduce((sum, f) => sum.plus(f.quantity.times(f.price)), new Wide(0));
     const traded = t.fills.reduce((sum, f) => sum.plus(f.quantity), new Wide(0));
     const vwap = new Dec(value).div(traded);
-    if (!order.average_fill_price || order.average_fill_price.minus(vwap).abs().gt(vwap.times('1e-50')))
+    if (
+      !order.average_fill_price ||
+      new Dec(order.average_fill_price).minus(vwap).abs().gt(vwap.times('1e-50'))
+    )
       this.fail(
         `order ${trade.order_id}: average_fill_price ${order.average_fill_price}, trades' mean ${vwap}`,
       );

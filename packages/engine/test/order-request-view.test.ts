@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Dec } from '@hindsight/core';
+import { Dec, toDecimalString } from '@hindsight/core';
 import { validateOrderRequest } from '../src/orders/order-request.ts';
 import { OrderStateError } from '../src/orders/order-states.ts';
 import {
@@ -108,23 +108,23 @@ describe('wire Order view', () => {
   it('averages fills by quantity and moves to PARTIALLY_FILLED, then FILLED', () => {
     const t0 = at('2024-03-11T13:30:00Z');
     const open = withStatus(newOrderRecord(limitBuy, { id: 'o-2', at: t0 }), 'OPEN', t0);
-    const partial = withFill(open, new Dec('4'), new Dec('1.1'), t0 + 60_000);
+    const partial = withFill(open, new Dec('4'), '1.1', t0 + 60_000);
     let wire = toWireOrder(partial);
     assert.deepEqual(
       [wire.status, wire.filled_quantity, wire.remaining_quantity, wire.average_fill_price, wire.updated_at],
       ['PARTIALLY_FILLED', '4', '6', '1.1', '2024-03-11T13:31:00.000Z'],
     );
     // (4 x 1.1 + 6 x 1.2) / 10 = 11.6 / 10 = 1.16
-    const filled = withFill(partial, new Dec('6'), new Dec('1.2'), t0 + 120_000);
+    const filled = withFill(partial, new Dec('6'), '1.2', t0 + 120_000);
     wire = toWireOrder(filled);
     assert.deepEqual(
       [wire.status, wire.filled_quantity, wire.remaining_quantity, wire.average_fill_price],
       ['FILLED', '10', '0', '1.16'],
     );
     assert.equal(wire.created_at, '2024-03-11T13:30:00.000Z');
-    assert.throws(() => withFill(filled, new Dec('1'), new Dec('1'), t0), RangeError);
-    assert.throws(() => withFill(open, new Dec('10.5'), new Dec('1'), t0), /fill of 10.5 with 10 remaining/);
-    assert.throws(() => withFill(open, new Dec('0'), new Dec('1'), t0), RangeError);
+    assert.throws(() => withFill(filled, new Dec('1'), '1', t0), RangeError);
+    assert.throws(() => withFill(open, new Dec('10.5'), '1', t0), /fill of 10.5 with 10 remaining/);
+    assert.throws(() => withFill(open, new Dec('0'), '1', t0), RangeError);
   });
 
   it('fills a whole order from its remaining quantity, which is the quantity itself while unfilled', () => {
@@ -132,26 +132,48 @@ describe('wire Order view', () => {
     const open = withStatus(newOrderRecord(limitBuy, { id: 'o-3', at: t0 }), 'OPEN', t0);
     const remaining = remainingQuantity(open);
     assert.equal(remaining, open.quantity);
-    const filled = withFill(open, remaining, new Dec('1.25'), t0 + 60_000);
+    const filled = withFill(open, remaining, '1.25', t0 + 60_000);
     assert.equal(filled.status, 'FILLED');
     assert.equal(filled.filled_quantity, open.quantity);
     assert.equal(toWireOrder(filled).average_fill_price, '1.25');
     assert.equal(toWireOrder(filled).remaining_quantity, '0');
     // An equal quantity that is another decimal fills it whole too.
-    const again = withFill(open, new Dec('10'), new Dec('1.25'), t0 + 60_000);
+    const again = withFill(open, new Dec('10'), '1.25', t0 + 60_000);
     assert.deepEqual(toWireOrder(again), toWireOrder(filled));
-    const partial = withFill(open, new Dec('4'), new Dec('1'), t0 + 60_000);
+    const partial = withFill(open, new Dec('4'), '1', t0 + 60_000);
     assert.equal(remainingQuantity(partial).toString(), '6');
-    assert.equal(
-      withFill(partial, remainingQuantity(partial), new Dec('1'), t0).filled_quantity,
-      open.quantity,
+    assert.equal(withFill(partial, remainingQuantity(partial), '1', t0).filled_quantity, open.quantity);
+  });
+
+  it('writes the average as text: the first fill price unless price x quantity would round', () => {
+    const t0 = at('2024-03-11T13:30:00Z');
+    const long = (quantity: string) =>
+      withStatus(
+        newOrderRecord({ ...limitBuy, quantity: new Dec(quantity) }, { id: 'o-9', at: t0 }),
+        'OPEN',
+        t0,
+      );
+    const quantity = '1.23456789012345678901234567891';
+    const price = '1.0000000000000000000000000000000007';
+    const filled = withFill(long(quantity), new Dec(quantity), price, t0);
+    const q = new Dec(quantity);
+    // 30 + 35 significant digits: the product may round, so the mean is computed as Dec computes it.
+    assert.equal(filled.average_fill_price, toDecimalString(new Dec(price).times(q).div(q)));
+    // Leading zeros are not digits: a small price keeps its text.
+    const small = withFill(
+      long('3'),
+      new Dec('3'),
+      '0.000000000000000000000000000000000000000000000000000000001',
+      t0,
     );
+    assert.equal(small.average_fill_price, '0.000000000000000000000000000000000000000000000000000000001');
+    assert.equal(toWireOrder(small).average_fill_price, small.average_fill_price);
   });
 
   it('keeps remaining = quantity - filled on a cancelled partial fill', () => {
     const t0 = at('2024-03-11T13:30:00Z');
     const open = withStatus(newOrderRecord(limitBuy, { id: 'o-3', at: t0 }), 'OPEN', t0);
-    const cancelled = withStatus(withFill(open, new Dec('2.5'), new Dec('1.1'), t0), 'CANCELLED', t0 + 1);
+    const cancelled = withStatus(withFill(open, new Dec('2.5'), '1.1', t0), 'CANCELLED', t0 + 1);
     const wire = toWireOrder(cancelled);
     assert.deepEqual(
       [wire.status, wire.remaining_quantity, wire.average_fill_price],
@@ -184,7 +206,7 @@ describe('wire Order view', () => {
 
   it('enforces the state table', () => {
     const t0 = 0;
-    const filled = withFill(newOrderRecord(limitBuy, { id: 'o-7', at: t0 }), new Dec('10'), new Dec('1'), t0);
+    const filled = withFill(newOrderRecord(limitBuy, { id: 'o-7', at: t0 }), new Dec('10'), '1', t0);
     assert.throws(() => withStatus(filled, 'CANCELLED', t0), OrderStateError);
     assert.throws(() => withStatus(filled, 'OPEN', t0), /illegal state move FILLED -> OPEN/);
   });

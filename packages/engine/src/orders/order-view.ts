@@ -26,8 +26,11 @@ export interface OrderRecord {
   status: OrderStatus;
   quantity: Dec;
   filled_quantity: Dec;
-  /** Volume-weighted over the fills; null while unfilled. */
-  average_fill_price: Dec | null;
+  /**
+   * Volume-weighted over the fills, as canonical text (what the wire shows; a decimal only for a later
+   * partial fill's average); null while unfilled.
+   */
+  average_fill_price: string | null;
   limit_price: Dec | null;
   stop_price: Dec | null;
   stop_loss: Dec | null;
@@ -158,11 +161,12 @@ export function withStatus(
 }
 
 /**
- * One fill of `quantity` at `price`: the filled quantity grows, the average fill price is the
- * quantity-weighted mean of all fills, and the status becomes FILLED when nothing remains, else
- * PARTIALLY_FILLED. Throws on an illegal move or a fill larger than what remains.
+ * One fill of `quantity` at `price` (canonical text, as the fill's figures write it): the filled
+ * quantity grows, the average fill price is the quantity-weighted mean of all fills, and the status
+ * becomes FILLED when nothing remains, else PARTIALLY_FILLED. Throws on an illegal move or a fill
+ * larger than what remains.
  */
-export function withFill(order: OrderRecord, quantity: Dec, price: Dec, at: number): OrderRecord {
+export function withFill(order: OrderRecord, quantity: Dec, price: string, at: number): OrderRecord {
   const remaining = remainingQuantity(order);
   if (!quantity.gt(0) || quantity.gt(remaining)) {
     throw new RangeError(
@@ -186,14 +190,31 @@ export function withFill(order: OrderRecord, quantity: Dec, price: Dec, at: numb
 }
 
 /**
- * The quantity-weighted mean price after a fill. The first fill's mean is its price: (price x q) / q
- * is exactly the price whenever the product is exact, that is when the two have at most the 60
- * significant digits `Dec` keeps between them (otherwise the product rounds, and so may the mean).
+ * The quantity-weighted mean price after a fill, as canonical text. The first fill's mean is its
+ * price: (price x q) / q is exactly the price whenever the product is exact, that is when the two have
+ * at most the 60 significant digits `Dec` keeps between them (otherwise the product rounds, and so may
+ * the mean). The price's digits are counted on its text (at least its significant digits), so no
+ * decimal is made for a first fill.
  */
-function averageAfterFill(order: OrderRecord, quantity: Dec, price: Dec, filled: Dec): Dec {
-  if (order.filled_quantity.isZero() && price.sd() + quantity.sd() <= DEC_PRECISION) return price;
-  const value = (order.average_fill_price ?? ZERO).times(order.filled_quantity).plus(price.times(quantity));
-  return value.div(filled);
+function averageAfterFill(order: OrderRecord, quantity: Dec, price: string, filled: Dec): string {
+  if (order.filled_quantity.isZero() && digitCount(price) + quantity.sd() <= DEC_PRECISION) return price;
+  const average = order.average_fill_price === null ? ZERO : new Dec(order.average_fill_price);
+  const value = average.times(order.filled_quantity).plus(new Dec(price).times(quantity));
+  return toDecimalString(value.div(filled));
+}
+
+/** Digits of a plain decimal text, leading zeros excluded: never fewer than its significant digits. */
+function digitCount(text: string): number {
+  let count = 0;
+  let leading = true;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 48 || code > 57) continue;
+    if (leading && code === 48) continue;
+    leading = false;
+    count += 1;
+  }
+  return count;
 }
 
 const ZERO = new Dec(0);
@@ -215,7 +236,7 @@ export function toWireOrder(order: OrderRecord): Order {
     quantity: toDecimalString(order.quantity),
     filled_quantity: toDecimalString(filled),
     remaining_quantity: toDecimalString(remainingQuantity(order)),
-    average_fill_price: filled.isZero() ? null : dec(order.average_fill_price),
+    average_fill_price: filled.isZero() ? null : order.average_fill_price,
     status: order.status,
     time_in_force: order.time_in_force,
     limit_price: dec(order.limit_price),
