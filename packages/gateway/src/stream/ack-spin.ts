@@ -30,9 +30,6 @@ export class AckSpin {
   private spinning = false;
   private waiting = false;
   private waitsSinceProbe = 0;
-  /** Waits the ack ended while spinning, and waits it outlasted (diagnostics). */
-  answered = 0;
-  outlasted = 0;
   private readonly turn = () => this.onTurn();
 
   /** `maxMicros` 0 disables spinning (the event loop sleeps until the ack wakes it). */
@@ -74,7 +71,6 @@ export class AckSpin {
   end(): void {
     if (!this.waiting) return;
     this.waiting = false;
-    this.answered++;
     this.limit = this.limit === 0 ? this.maxMicros : Math.min(this.maxMicros, this.limit * 2);
   }
 
@@ -88,7 +84,6 @@ export class AckSpin {
     // The ack did not come in time: spin less, or not at all until the next probe (a missed probe
     // leaves the limit at 0).
     this.waiting = false;
-    this.outlasted++;
     const halved = this.limit / 2;
     this.limit = halved < MIN_USEFUL_MICROS ? 0 : halved;
   }

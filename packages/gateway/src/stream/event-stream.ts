@@ -83,7 +83,7 @@ export class EventStream implements EventSink {
   private scheduledFlush: NodeJS.Immediate | undefined;
   private afterFlushCallbacks: (() => void)[] = [];
   private readonly flushAtEndOfRound = () => this.flush();
-  readonly spin: AckSpin;
+  private readonly spin: AckSpin;
 
   constructor(private readonly options: EventStreamOptions) {
     const size = options.bufferSize ?? 16_384;
