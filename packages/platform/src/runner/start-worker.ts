@@ -64,8 +64,9 @@ export function imageCacheDir(dataDir: string, log?: FastifyBaseLogger): string 
 }
 
 /**
- * Whether the runs' gateways busy-poll for acks (gateway `stream/ack-spin.ts`): only when the machine
- * has a core for each strategy running at once besides this process, which hosts every run's gateway.
+ * How long the runs' gateways busy-poll for each ack (gateway `stream/ack-spin.ts`; 0: not at all).
+ * They poll only when the machine has a core for each strategy running at once besides this process,
+ * which hosts every run's gateway.
  * Spinning on a core a strategy needs would slow that strategy down instead of its round trips.
  */
 export function ackSpinFor(concurrency: number, cores = availableParallelism()): number {
