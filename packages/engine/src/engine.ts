@@ -487,7 +487,7 @@ export class SimulationEngine {
           trailing: {
             type: live.trailing_type ?? 'ABSOLUTE',
             distance: live.trailing_distance,
-            best: quoteOf(state, live.side),
+            best: quoteOn(state.quote, live.side),
           },
         }),
     });
@@ -678,7 +678,7 @@ export class SimulationEngine {
     const type = request.order_type;
     if (!state.hasQuote || (type !== 'LIMIT' && type !== 'STOP' && type !== 'STOP_LIMIT')) return undefined;
     const buy = request.side === 'BUY';
-    const quote = quoteOf(state, request.side);
+    const quote = quoteOn(state.quote, request.side);
     switch (type) {
       case 'LIMIT':
         return reaches(quote, buy, request.limit_price, 'limit') ? quote : undefined;
@@ -1482,9 +1482,7 @@ export class SimulationEngine {
 const ZERO = new Dec(0);
 const NOTHING_FILLED: { fills: readonly FillIntent[] } = { fills: [] };
 
-/** The current quote a `side` order trades at: the ask for a buy, the bid for a sell. */
-const quoteOf = (state: InstrumentState, side: Side): Dec => quoteOn(state.quote, side);
-
+/** The price a `side` order trades at on `quote`: the ask for a buy, the bid for a sell. */
 const quoteOn = (quote: TickQuote, side: Side): Dec => (side === 'BUY' ? quote.ask : quote.bid);
 
 /**

@@ -16,10 +16,3 @@ export const exact = (value: Dec | string | number): Dec => new Exact(value);
 
 /** The value as a 60-digit `Dec` instance, for a division (the constructor never rounds). */
 export const dec = (value: Dec | string | number): Dec => new Dec(value);
-
-/** Sum of values, exactly. */
-export function exactSum(values: Iterable<Dec | string>): Dec {
-  let sum = new Exact(0);
-  for (const v of values) sum = sum.plus(v);
-  return sum;
-}

@@ -13,8 +13,9 @@
  *
  * Speed: the scans over the NAV series and the lots decide on floats and compute exactly only where
  * the result could change (`NavSeries`: exact on near ties; a drawdown is divided out only when it
- * may be the largest); the lots' money is read from their texts as scaled integers and added
- * in BigInt while no sum can round (`DecSum`), not parsed into decimals. The results are those of the exact scans.
+ * may be the largest); the lots' money is read from their texts as scaled integers and added in
+ * BigInt while no sum can round (`DecSum`), not parsed into decimals. The results are those of the
+ * exact scans.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
 import {

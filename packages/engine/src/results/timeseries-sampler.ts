@@ -233,9 +233,10 @@ export class TimeseriesSampler {
    * Offers a point without its exact values (the engine's per-bar path, arguments rather than an
    * object so it allocates nothing): `navApprox` (a float) decides which points are kept; `exact` is
    * asked only for kept points (and near ties), possibly much later, so it must compute from values
-   * captured when the point was offered, and must not change until the sampler releases it. `balanceVersion` changes whenever the balance changes (a point
-   * with a new balance is always kept); `changed` flags a position or balance change; `nav` is the exact
-   * NAV when it is at hand without computing (a flat account: the balance).
+   * captured when the point was offered, and must not change until the sampler releases it.
+   * `balanceVersion` changes whenever the balance changes (a point with a new balance is always
+   * kept); `changed` flags a position or balance change; `nav` is the exact NAV when it is at hand
+   * without computing (a flat account: the balance).
    */
   offerLazy(
     time: number,
