@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TradeBarBatch } from '@hindsight/core';
-import { type EngineEvent, type EngineInstrument, SimulationEngine } from '@hindsight/engine';
+import { type Candle, type EngineEvent, type EngineInstrument, SimulationEngine } from '@hindsight/engine';
 import { BarStore, MemoryObjectStore, ReplayReader } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 
@@ -109,7 +109,7 @@ async function runBtc(
       }
       bars++;
       if (strategy === 'idle') continue;
-      const close = Number((event.bar as { close: string }).close);
+      const close = (event.bar as Candle).priceNumber('close');
       if (strategy === 'brackets') {
         if (bars % 100 !== 0) continue;
         const [open] = engine.positions();
@@ -207,9 +207,9 @@ async function runYear(
         if (event.event === 'ORDER_FILLED') fills++;
         continue;
       }
-      const bar = event.bar as { symbol: string; close: string };
+      const bar = event.bar as Candle;
       const state = signals.get(bar.symbol) as { signal: Crossover; position: number };
-      const target = state.signal.push(Number(bar.close));
+      const target = state.signal.push(bar.priceNumber('close'));
       if (target === 0 || target === state.position) continue;
       engine.submitOrder({
         symbol: bar.symbol,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BidAskBarBatch } from '@hindsight/core';
+import fc from 'fast-check';
 import { type Candle, CandleAggregator } from '../src/candles/candle-aggregator.ts';
 
 const MINUTE = 60_000;
@@ -65,5 +66,36 @@ describe('candle aggregation during replay', () => {
     assert.equal(closed?.volume, '4');
     assert.equal(agg.add(bars, 2), undefined, 'nothing for the empty 00:05 bucket');
     assert.equal(agg.pendingEnd, T0 + 15 * MINUTE);
+  });
+
+  it('gives each price as a number equal to parsing its decimal string', () => {
+    const bars = batch([0]);
+    const agg = new CandleAggregator('C:BTCUSD', '1m', 'utc');
+    agg.add(bars, 0);
+    const candle = agg.closeBy(T0 + MINUTE) as Candle;
+    const fields = ['open', 'high', 'low', 'close'] as const;
+    assert.deepEqual(
+      fields.map((field) => candle.priceNumber(field)),
+      [100.005, 100.105, 99.905, 100.055],
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer(), fc.integer({ min: -(2 ** 49), max: 2 ** 49 }), fc.maxSafeInteger()),
+        fc.integer({ min: 0, max: 24 }),
+        (bid, decimals) => {
+          const one = { ...bars, priceDecimals: decimals };
+          for (const column of ['bidOpen', 'bidHigh', 'bidLow', 'bidClose'] as const)
+            one[column] = Float64Array.of(bid);
+          for (const column of ['askOpen', 'askHigh', 'askLow', 'askClose'] as const)
+            one[column] = Float64Array.of(bid + 1);
+          const each = new CandleAggregator('C:BTCUSD', '1m', 'utc');
+          each.add(one, 0);
+          const c = each.closeBy(T0 + MINUTE) as Candle;
+          assert.ok(Object.is(c.priceNumber('close'), Number(c.close)), `${c.close} at ${decimals}`);
+          assert.ok(Object.is(c.priceNumber('open'), Number(c.open)));
+        },
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) },
+    );
   });
 });

@@ -59,6 +59,15 @@ export class Candle {
     return ticksToDecimalString(this.ticks.volume, this.ticks.volumeDecimals);
   }
 
+  /**
+   * A price as a number, for in-process strategies: exactly `Number(candle[field])`, made without
+   * writing and parsing the decimal string (reading `close` as text and parsing it was about a tenth of
+   * the SMA benchmark's run).
+   */
+  priceNumber(field: 'open' | 'high' | 'low' | 'close'): number {
+    return ticksToNumber(this.ticks[field], this.ticks.priceDecimals + 1);
+  }
+
   /** The wire Bar. */
   toJSON(): Bar {
     return {
@@ -150,6 +159,21 @@ export class CandleAggregator {
     return new Candle(this.symbol, this.timeframe, b.start, b.end, b);
   }
 }
+
+/**
+ * `ticks / 10^decimals` as the nearest float, which is what parsing its decimal string gives: both
+ * operands are exact floats (a safe integer, a power of ten up to 10^22) and the division is correctly
+ * rounded. Otherwise the string is parsed.
+ */
+function ticksToNumber(ticks: number, decimals: number): number {
+  const unit = UNITS[decimals];
+  return unit !== undefined && Number.isSafeInteger(ticks)
+    ? ticks / unit
+    : Number(ticksToDecimalString(ticks, decimals));
+}
+
+/** 10^decimals, looked up (`10 ** decimals` with a variable exponent is a call to `pow`). */
+const UNITS: readonly number[] = Array.from({ length: 23 }, (_, decimals) => 10 ** decimals);
 
 const mid = (bid: number | undefined, ask: number | undefined): number =>
   ((bid as number) + (ask as number)) * 5;
