@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { type EngineConfig, SimulationEngine } from '../src/index.ts';
+import { isoTime } from '../src/iso-time.ts';
 import { cursorAt, runAll } from './support/engine-harness.ts';
 
 const engine = (extra: Partial<EngineConfig> = {}) =>
@@ -158,5 +160,23 @@ describe('engine refusals found by the property tests', () => {
     assert.equal(!m.ok && m.code, 'INVALID_VALUE');
     assert.deepEqual(!m.ok && m.details, { field: 'quantity', provided: '5', max_quantity: '1' });
     assert.equal(e.order(leg)?.quantity.toString(), '1');
+  });
+});
+
+describe('event timestamps', () => {
+  it('write every time as Date#toISOString does, in any order and repeated', () => {
+    const minute = 60_000;
+    const time = fc.oneof(
+      fc.integer({ min: 0, max: 4_000_000 }).map((m) => Date.parse('2020-01-01T00:00:00Z') + m * minute),
+      fc.integer({ min: -(10 ** 13), max: 2.5 * 10 ** 14 }),
+      fc.constantFrom(0, -minute, 253_402_300_740_000, 253_402_300_800_000),
+    );
+    fc.assert(
+      fc.property(fc.array(time, { maxLength: 20 }), (times) => {
+        for (const ms of [...times, ...times.slice(0, 3)])
+          assert.equal(isoTime(ms), new Date(ms).toISOString());
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) },
+    );
   });
 });

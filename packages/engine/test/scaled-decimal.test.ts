@@ -188,7 +188,8 @@ describe('flat texts', () => {
     assert.equal(flatText('ord-', '000000001'), 'ord-000000001');
     assert.equal(flatText('42287', '.', '89775305688082'), '42287.89775305688082');
     assert.equal(flatText('-', '', '0.5'), '-0.5');
-    assert.equal(flatText(), '');
+    assert.equal(flatText('', ''), '');
+    assert.equal(flatText('1', '.', '5'), '1.5');
   });
 
   it('write scaled amounts as the decimal texts they were', () => {

@@ -99,12 +99,11 @@ export function scaledText(a: Scaled): string {
     scale--;
   }
   if (end !== digits.length) digits = digits.slice(0, end);
-  let text: string;
-  if (scale === 0) text = digits;
-  else if (digits.length > scale)
-    text = flatText(digits.slice(0, digits.length - scale), '.', digits.slice(-scale));
-  else text = flatText('0.', '0'.repeat(scale - digits.length), digits);
-  return negative ? flatText('-', text) : text;
+  const sign = negative ? '-' : '';
+  if (scale === 0) return negative ? flatText(sign, digits) : digits;
+  if (digits.length > scale)
+    return flatText(sign + digits.slice(0, digits.length - scale), '.', digits.slice(-scale));
+  return flatText(`${sign}0.`, '0'.repeat(scale - digits.length), digits);
 }
 
 /** Digits of a non-negative integer. */
