@@ -4,18 +4,18 @@
  * Golden cross (the fast SMA crosses above the slow one): go long. Death cross (it crosses below): go
  * short. The position is ORDER_QUANTITY (default "0.01") long or short; each crossover is one MARKET
  * order (twice the quantity for a reversal, which closes the position and opens the opposite one in
- * one fill on a netting account) sent to the trading gateway, whose address and key the platform
- * passes in the environment:
+ * one fill on a netting account). Orders go to the trading gateway as REST calls made over its event
+ * socket (a `request` frame, answered by a `response` frame with the HTTP status and body: one
+ * connection, no HTTP round trip per order). The platform passes the gateway's address and key in
+ * the environment:
  *
- *   PROXY_REST_URL            http://host:port/v1
  *   PROXY_WS_URL              ws://host:port/v1/ws
- *   PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on REST calls and on the WebSocket upgrade
+ *   PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on the WebSocket upgrade
  *   PLATFORM_SUBSCRIPTIONS    JSON array of {instrument, events}; the first one with candle_1m is traded
  *
  * Runs on Node 20 with the `ws` package.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 
@@ -31,8 +31,8 @@ const POSITIVE_DECIMAL = /^(?=.*[1-9])[0-9]+(\.[0-9]+)?$/;
 const WAIT_SPIN_MS = 0.2;
 
 // The gateway's retry advice: 500 ms doubling up to 30 s with full jitter, at most 5 attempts or
-// 60 s in all, 10 s per request; only these codes (and network failures) are worth retrying.
-const RETRYABLE_CODES = new Set(['RATE_LIMITED', 'PROVIDER_UNAVAILABLE', 'PROVIDER_ERROR', 'NETWORK_ERROR']);
+// 60 s in all; only these codes are worth retrying (a lost socket ends the strategy).
+const RETRYABLE_CODES = new Set(['RATE_LIMITED', 'PROVIDER_UNAVAILABLE', 'PROVIDER_ERROR']);
 const MAX_ATTEMPTS = 5;
 const RETRY_BUDGET_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -55,6 +55,11 @@ interface GatewayEvent {
   order?: { id: string; reject_reason?: string | null };
   code?: string;
   message?: string;
+  details?: { request_id?: string };
+  // response frames
+  request_id?: string;
+  status?: number;
+  body?: unknown;
 }
 
 interface OrderHandle {
@@ -63,8 +68,13 @@ interface OrderHandle {
   client_order_id: string | null;
 }
 
+interface ApiError {
+  code?: string;
+  message?: string;
+  details?: { retry_after_seconds?: number; reset_at?: string };
+}
+
 interface Config {
-  restUrl: string;
   wsUrl: string;
   apiKey: string | undefined;
   symbol: string;
@@ -77,7 +87,6 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     console.error(message);
     process.exit(2);
   };
-  const restUrl = env.PROXY_REST_URL || fail('PROXY_REST_URL is not set');
   const wsUrl = env.PROXY_WS_URL || fail('PROXY_WS_URL is not set');
   const quantity = env.ORDER_QUANTITY ?? '0.01';
   if (!POSITIVE_DECIMAL.test(quantity)) {
@@ -93,7 +102,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     subscriptions.find((s) => s.events?.includes(CANDLE_EVENT))?.instrument ??
     fail(`no subscription includes ${CANDLE_EVENT}; subscribe one instrument to it`);
   const apiKey = env.PLATFORM_GATEWAY_API_KEY || undefined;
-  return { restUrl: restUrl.replace(/\/+$/, ''), wsUrl, apiKey, symbol, quantity };
+  return { wsUrl, apiKey, symbol, quantity };
 }
 
 /** A failed gateway call. `code` is the gateway's ApiError code, or NETWORK_ERROR. */
@@ -117,68 +126,81 @@ class GatewayError extends Error {
 }
 
 /**
- * The REST side of the trading gateway; this strategy only submits orders. Requests go over one
- * kept-alive connection with `node:http`: a backtest places thousands of orders, and Node 20's
- * `fetch` costs several times more per request.
+ * The gateway's REST calls, made over the event socket: each call is a `request` frame with its own
+ * `request_id`, settled by the `response` frame (or the INVALID_MESSAGE error) that names it. The
+ * socket's frames take effect in the order sent, and the order's events arrive before its response.
  */
 class Gateway {
-  private readonly headers: Record<string, string>;
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  private calls = 0;
+  private readonly pending = new Map<
+    string,
+    { resolve: (body: unknown) => void; reject: (error: GatewayError) => void; timer: NodeJS.Timeout }
+  >();
 
   constructor(
-    private readonly restUrl: string,
-    apiKey: string | undefined,
+    private readonly ws: WebSocket,
     private readonly spin: WaitSpin,
-  ) {
-    this.headers = { 'content-type': 'application/json', accept: 'application/json' };
-    if (apiKey) this.headers['x-api-key'] = apiKey;
-  }
+  ) {}
 
-  private post<T>(path: string, body: unknown): Promise<T> {
-    const json = JSON.stringify(body);
-    const headers = { ...this.headers, 'content-length': String(Buffer.byteLength(json)) };
-    return new Promise((resolve, reject) => {
-      const networkError = (error: Error) =>
-        reject(new GatewayError(undefined, 'NETWORK_ERROR', String(error)));
-      const request = http.request(
-        this.restUrl + path,
-        { method: 'POST', headers, agent: this.agent, timeout: REQUEST_TIMEOUT_MS },
-        (response) => {
-          let text = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            text += chunk;
-          });
-          response.on('error', networkError);
-          response.on('end', () => {
-            this.spin.stop();
-            let payload: { code?: string; message?: string; details?: object } = {};
-            try {
-              payload = JSON.parse(text);
-            } catch {}
-            const status = response.statusCode ?? 0;
-            if (status >= 200 && status < 300) return resolve(payload as T);
-            const { code, message, details } = payload;
-            reject(
-              new GatewayError(
-                status,
-                code ?? `HTTP_${status}`,
-                message ?? `${response.statusMessage}`,
-                details,
-              ),
-            );
-          });
-        },
+  private call<T>(method: string, path: string, body: unknown): Promise<T> {
+    const id = `${RUN_ID}-r${++this.calls}`;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          this.settle(
+            id,
+            new GatewayError(undefined, 'NETWORK_ERROR', `no answer within ${REQUEST_TIMEOUT_MS} ms`),
+          ),
+        REQUEST_TIMEOUT_MS,
       );
-      request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-      request.on('error', networkError);
-      request.end(json);
-      this.spin.start();
+      this.pending.set(id, { resolve: resolve as (body: unknown) => void, reject, timer });
+      this.ws.send(JSON.stringify({ type: 'request', request_id: id, method, path, body }));
+      this.spin.start(); // the gateway answers at once
     });
   }
 
+  /** Whether a call is waiting for its answer. */
+  get calling(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Settles the call a `response` frame or a refusal names; false when the event is neither. */
+  answer(event: GatewayEvent): boolean {
+    if (event.type === 'response' && event.request_id !== undefined) {
+      const status = event.status ?? 0;
+      if (status >= 200 && status < 300) return this.settle(event.request_id, undefined, event.body);
+      const { code, message, details } = (event.body ?? {}) as ApiError;
+      return this.settle(
+        event.request_id,
+        new GatewayError(status, code ?? `HTTP_${status}`, message ?? '', details),
+      );
+    }
+    const refused = event.type === 'error' ? event.details?.request_id : undefined;
+    if (refused === undefined) return false;
+    return this.settle(
+      refused,
+      new GatewayError(undefined, event.code ?? 'INVALID_MESSAGE', `${event.message}`),
+    );
+  }
+
+  /** Fails every call still waiting (the socket is gone). */
+  abandon(reason: string): void {
+    for (const id of [...this.pending.keys()])
+      this.settle(id, new GatewayError(undefined, 'NETWORK_ERROR', reason));
+  }
+
+  private settle(id: string, error: GatewayError | undefined, body?: unknown): boolean {
+    const call = this.pending.get(id);
+    if (!call) return false;
+    this.pending.delete(id);
+    clearTimeout(call.timer);
+    if (error) call.reject(error);
+    else call.resolve(body);
+    return true;
+  }
+
   /**
-   * POST /orders, retrying transient failures. Every retry reuses the client_order_id, so a request
+   * POST /v1/orders, retrying transient failures. Every retry reuses the client_order_id, so a call
    * that did reach the gateway returns the existing order instead of placing a second one.
    */
   async submitMarketOrder(symbol: string, side: Side, quantity: string): Promise<OrderHandle> {
@@ -193,7 +215,7 @@ class Gateway {
     let backoffMs = 500;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.post<OrderHandle>('/orders', order);
+        return await this.call<OrderHandle>('POST', '/v1/orders', order);
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         const delayMs = error.retryDelayMs(Math.random() * backoffMs);
@@ -322,14 +344,14 @@ function mean(values: number[], count: number): number {
   return sum / count;
 }
 
-/** Acks are numbered for log correlation: `<run id>-<n>`, unique without a UUID per bar. */
-const ACK_PREFIX = randomUUID().slice(0, 8);
+/** Acks and calls are numbered for log correlation: `<run id>-<n>`, unique without a UUID each. */
+const RUN_ID = randomUUID().slice(0, 8);
 let acks = 0;
 
 function eventAck(processed: string[], lastSeq: number): string {
   return JSON.stringify({
     type: 'event_ack',
-    correlation_id: `${ACK_PREFIX}-${++acks}`,
+    correlation_id: `${RUN_ID}-${++acks}`,
     events_processed: processed,
     timestamp: Date.now(),
     last_seq: lastSeq,
@@ -338,20 +360,16 @@ function eventAck(processed: string[], lastSeq: number): string {
 
 function main(): void {
   const config = readConfig(process.env);
-  const spin = new WaitSpin();
-  const strategy = new SmaCrossover(
-    new Gateway(config.restUrl, config.apiKey, spin),
-    config.symbol,
-    config.quantity,
-  );
-  console.log(
-    `trading ${config.symbol} on ${TIMEFRAME} candles, SMA(${FAST_PERIOD})/SMA(${SLOW_PERIOD}), ${config.quantity} per order`,
-  );
-
   const ws = new WebSocket(config.wsUrl, {
     headers: config.apiKey ? { 'X-API-Key': config.apiKey } : {},
     perMessageDeflate: false, // small JSON events: compressing them costs more than it saves
   });
+  const spin = new WaitSpin();
+  const gateway = new Gateway(ws, spin);
+  const strategy = new SmaCrossover(gateway, config.symbol, config.quantity);
+  console.log(
+    `trading ${config.symbol} on ${TIMEFRAME} candles, SMA(${FAST_PERIOD})/SMA(${SLOW_PERIOD}), ${config.quantity} per order`,
+  );
   let finished = false;
   const fail = (error: unknown) => {
     console.error('failed to handle a gateway message:', error);
@@ -403,15 +421,17 @@ function main(): void {
   };
 
   ws.on('message', (data) => {
-    spin.stop();
     let event: GatewayEvent; // each message is one event
     try {
       event = JSON.parse(data.toString());
     } catch (error) {
       return fail(error);
     }
-    if (event.type === 'ping') {
-      ws.send('{"type":"pong"}');
+    // A call's answer settles it at once (the event being handled awaits it); its own events came
+    // first and wait in the inbox. While a call is out, only its answer ends the spin.
+    if (gateway.answer(event) || !gateway.calling) spin.stop();
+    if (event.type === 'response' || event.type === 'ping') {
+      if (event.type === 'ping') ws.send('{"type":"pong"}');
       return;
     }
     inbox.push(event);
@@ -419,6 +439,7 @@ function main(): void {
   });
   ws.on('error', (error) => console.error('WebSocket error:', error.message));
   ws.on('close', (code) => {
+    gateway.abandon(`the connection closed (code ${code})`);
     if (process.exitCode !== undefined) return; // a failed message already decided it
     if (finished || code === 1000) {
       process.exitCode = 0;

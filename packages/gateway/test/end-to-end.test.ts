@@ -15,8 +15,10 @@ import { sampleData } from './support/sample-store.ts';
  * End to end: the repository's SMA(10)/SMA(30) crossover example strategies, in Python (Debian's
  * python3 with python3-websockets, installed by .ci/run) and in TypeScript, run as real processes
  * against a real gateway replaying a week of the real BTCUSDT sample. Both must produce the same
- * trades, byte for byte. The Python run's gateway sleeps between acks and the TypeScript run's
- * busy-polls for them (GATEWAY_ACK_SPIN_MICROSECONDS), which must change nothing but time.
+ * trades, byte for byte. The Python strategy places its orders over HTTP and the TypeScript one as
+ * requests over its WebSocket (docs/gateway.md, "REST over the socket"); the Python run's gateway sleeps between acks and the
+ * TypeScript run's busy-polls for them (GATEWAY_ACK_SPIN_MICROSECONDS). Neither may change anything
+ * but time.
  */
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
 const PYTHON =

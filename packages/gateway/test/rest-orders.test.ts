@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertStatusesReached } from './support/api-client.ts';
 import { StrategyClient } from './support/strategy-client.ts';
-import { startTestGateway, type TestGateway } from './support/test-gateway.ts';
+import { marketOrder, startTestGateway, type TestGateway } from './support/test-gateway.ts';
 
 /**
  * Orders over real HTTP against the simulation provider on the real BTCUSDT sample, with a real
@@ -12,13 +12,7 @@ import { startTestGateway, type TestGateway } from './support/test-gateway.ts';
 describe('orders over REST (simulation provider)', () => {
   let t: TestGateway;
   let strategy: StrategyClient;
-  const market = (side: 'BUY' | 'SELL', quantity: string, extra: Record<string, unknown> = {}) => ({
-    symbol: 'C:BTCUSD',
-    side,
-    quantity,
-    order_type: 'MARKET',
-    ...extra,
-  });
+  const market = marketOrder;
 
   before(async () => {
     t = await startTestGateway();

@@ -13,6 +13,7 @@ import { orderRoutes } from '../routes/orders.ts';
 import { positionRoutes } from '../routes/positions.ts';
 import { streamRoutes } from '../routes/stream.ts';
 import { systemRoutes } from '../routes/system.ts';
+import { SocketRequests } from '../stream/socket-requests.ts';
 import type { StrategyConnection } from '../stream/strategy-connection.ts';
 import type { GatewayContext } from './context.ts';
 import { registerErrorHandler } from './error-handler.ts';
@@ -40,7 +41,7 @@ function documentEventStream(doc: OpenApiDocument): OpenApiDocument {
         operationId: 'openEventStream',
         summary: 'WebSocket event stream (upgrade)',
         description:
-          'Upgrades to a WebSocket (scheme ws). Each frame is one event: JSON with type, timestamp and a monotonic integer seq (pings carry no seq). Clients answer {"type":"ping"} with {"type":"pong"} and acknowledge processed events with {"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}; in simulation mode time advances only when everything sent is acknowledged. Authenticate with X-API-Key, Authorization: Bearer, or ?api_key=.',
+          'Upgrades to a WebSocket (scheme ws). Each frame is one event: JSON with type, timestamp and a monotonic integer seq (pings carry no seq). Clients answer {"type":"ping"} with {"type":"pong"} and acknowledge processed events with {"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}; in simulation mode time advances only when everything sent is acknowledged. Any REST call under /v1/ can also be made over the socket (docs/gateway.md, REST over the socket): {"type":"request","request_id","method","path","body"} is answered by {"type":"response","request_id","status","body","timestamp","seq"} with the status and body the same HTTP call gets (body absent when empty); frames take effect in the order sent, so an order sent before an event_ack is placed before time moves. Authenticate with X-API-Key, Authorization: Bearer, or ?api_key=.',
         security: [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
         parameters: [
           {
@@ -133,7 +134,9 @@ export async function buildGatewayServer(
   await app.register(positionRoutes, { ctx });
   await app.register(marketRoutes, { ctx });
   await app.register(systemRoutes, { ctx });
-  await app.register(streamRoutes, { ctx, connections });
+  // Requests over the socket go through the root instance, so every route and hook applies.
+  const requests = new SocketRequests((options) => app.inject(options), ctx.settings.apiKey);
+  await app.register(streamRoutes, { ctx, connections, requests });
   app.get(
     '/v1/openapi.json',
     {

@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.ts';
 import type { GatewayContext } from '../http/context.ts';
 import { security } from '../http/schemas.ts';
 import { ResumeGapError } from '../stream/event-stream.ts';
+import type { SocketRequests } from '../stream/socket-requests.ts';
 import { StrategyConnection } from '../stream/strategy-connection.ts';
 
 /**
@@ -14,7 +15,11 @@ import { StrategyConnection } from '../stream/strategy-connection.ts';
  */
 export async function streamRoutes(
   app: FastifyInstance,
-  { ctx, connections }: { ctx: GatewayContext; connections: Set<StrategyConnection> },
+  {
+    ctx,
+    connections,
+    requests,
+  }: { ctx: GatewayContext; connections: Set<StrategyConnection>; requests: SocketRequests },
 ) {
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.get(
@@ -27,7 +32,7 @@ export async function streamRoutes(
         operationId: 'openEventStream',
         summary: 'WebSocket event stream (upgrade)',
         description:
-          'Upgrades to a WebSocket (scheme ws). Each frame is one event with type, timestamp and a monotonic seq. Clients answer ping with {"type":"pong"} and acknowledge processed events with {"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}; a backtest advances only when everything sent is acknowledged.',
+          'Upgrades to a WebSocket (scheme ws). Each frame is one event with type, timestamp and a monotonic seq. Clients answer ping with {"type":"pong"} and acknowledge processed events with {"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}; a backtest advances only when everything sent is acknowledged. Any REST call under /v1/ can also be made over the socket: {"type":"request","request_id","method","path","body"} is answered by {"type":"response","request_id","status","body","timestamp","seq"} with the status and body the same HTTP call gets; frames take effect in the order sent.',
         security,
         querystring: z.strictObject({
           resume_from_seq: z.coerce
@@ -62,6 +67,7 @@ export async function streamRoutes(
         heartbeatMs: ctx.heartbeatMs,
         now: () => ctx.provider.now,
         log: ctx.logs.for('gateway::ws'),
+        requests,
       });
       connections.add(connection);
       socket.on('close', () => connections.delete(connection));

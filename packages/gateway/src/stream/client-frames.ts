@@ -1,10 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 
 /**
- * Client frames of `/v1/ws` (trading-gateway.md: Heartbeat, Acknowledgment; decision 19a):
- * `{"type":"pong"}` and `{"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}`.
- * Every `event_ack` field but `type` is optional; when present it must have the spec's type.
- * Anything else is refused with the reason, which the connection answers with INVALID_MESSAGE.
+ * Client frames of `/v1/ws` (trading-gateway.md: Heartbeat, Acknowledgment; decision 19a; docs/gateway.md, REST over the socket):
+ * `{"type":"pong"}`, `{"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}`
+ * and `{"type":"request","request_id","method","path","body"}` (a REST call made over the socket,
+ * `socket-requests.ts`). Every `event_ack` field but `type` is optional; when present it must have
+ * the spec's type. Anything else is refused with the reason, which the connection answers with
+ * INVALID_MESSAGE.
  *
  * A backtest reads one ack per event, so acks take a fast path: a frame that starts with
  * `{"type":"event_ack"` and continues with the four fields, each at most once, in any order, with
@@ -13,10 +15,46 @@ import { isUtf8 } from 'node:buffer';
  * goes through `JSON.parse` and the strict checks below, so both paths accept and refuse the same
  * frames.
  */
-export type ClientFrame = { type: 'pong' } | { type: 'event_ack'; last_seq?: number };
+export type RequestMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface RequestFrame {
+  type: 'request';
+  request_id: string;
+  method: RequestMethod;
+  /** A REST path under /v1/, with its query string if any. */
+  path: string;
+  /** The JSON body, when the call has one. */
+  body?: unknown;
+}
+
+export type ClientFrame = { type: 'pong' } | { type: 'event_ack'; last_seq?: number } | RequestFrame;
 
 const PONG: ClientFrame = { type: 'pong' };
 const ACK_WITHOUT_SEQ: ClientFrame = { type: 'event_ack' };
+const METHODS: ReadonlySet<string> = new Set<RequestMethod>(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']);
+const REQUEST_FIELDS: ReadonlySet<string> = new Set(['type', 'request_id', 'method', 'path', 'body']);
+const MAX_REQUEST_ID = 128;
+const MAX_PATH = 2048;
+
+/** The request frame's fields checked, or the reason it is not one. */
+function parseRequest(f: Record<string, unknown>): RequestFrame | string {
+  const unknown = Object.keys(f).find((key) => !REQUEST_FIELDS.has(key));
+  if (unknown !== undefined)
+    return `request has no field ${JSON.stringify(unknown)}; its fields are request_id, method, path and body`;
+  const id = f.request_id;
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_REQUEST_ID)
+    return `request.request_id must be a string of 1 to ${MAX_REQUEST_ID} characters (it names the response)`;
+  if (typeof f.method !== 'string' || !METHODS.has(f.method))
+    return 'request.method must be one of GET, POST, PATCH, PUT, DELETE';
+  const path = f.path;
+  if (typeof path !== 'string' || !path.startsWith('/v1/') || path.length > MAX_PATH)
+    return `request.path must be a gateway REST path starting with /v1/, at most ${MAX_PATH} characters`;
+  if (/^\/v1\/ws\/?(\?|#|$)/.test(path)) return 'request.path cannot be /v1/ws: the socket is already open';
+  if (f.body !== undefined && f.method === 'GET') return 'request.body is not allowed on a GET request';
+  const frame: RequestFrame = { type: 'request', request_id: id, method: f.method as RequestMethod, path };
+  if (f.body !== undefined) frame.body = f.body;
+  return frame;
+}
 
 /** Parses a client frame; a string is the reason it is not valid. */
 export function parseClientFrame(text: string): ClientFrame | string {
@@ -30,8 +68,9 @@ export function parseClientFrame(text: string): ClientFrame | string {
     return 'the frame must be a JSON object';
   const f = frame as Record<string, unknown>;
   if (f.type === 'pong') return PONG;
+  if (f.type === 'request') return parseRequest(f);
   if (f.type !== 'event_ack') {
-    return `unknown message type ${JSON.stringify(f.type ?? null)}; the gateway accepts "pong" and "event_ack"`;
+    return `unknown message type ${JSON.stringify(f.type ?? null)}; the gateway accepts "pong", "event_ack" and "request"`;
   }
   if (f.correlation_id !== undefined && typeof f.correlation_id !== 'string')
     return 'event_ack.correlation_id must be a string';
@@ -46,6 +85,16 @@ export function parseClientFrame(text: string): ClientFrame | string {
   if (!Number.isSafeInteger(f.last_seq) || (f.last_seq as number) < 0)
     return 'event_ack.last_seq must be a non-negative integer (the seq of the last event processed)';
   return { type: 'event_ack', last_seq: f.last_seq as number };
+}
+
+/** The `request_id` of a refused frame, when it has a readable one (so the error can name it). */
+export function requestIdOf(text: string): string | undefined {
+  try {
+    const id = (JSON.parse(text) as { request_id?: unknown } | null)?.request_id;
+    return typeof id === 'string' && id.length <= MAX_REQUEST_ID ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses a text frame's bytes (the server does not have `ws` validate UTF-8; this does). */

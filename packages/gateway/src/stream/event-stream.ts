@@ -145,6 +145,11 @@ export class EventStream implements EventSink {
     this.queue(client, textFrame(JSON.stringify(event)));
   }
 
+  /** Like `sendTo`, for a text already serialised but for its seq (a `response` frame). */
+  sendTextTo(client: StreamClient, textOf: (seq: number) => string): void {
+    this.queue(client, textFrame(textOf(++this.seq)));
+  }
+
   /** Sends a resuming connection the buffered events after `afterSeq` (see `replayAfter`). */
   replayTo(client: StreamClient, afterSeq: number): void {
     const missed = this.replayAfter(afterSeq);

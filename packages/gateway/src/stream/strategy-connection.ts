@@ -1,32 +1,45 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type WebSocket from 'ws';
-import { parseClientBytes } from './client-frames.ts';
+import { parseClientBytes, type RequestFrame, requestIdOf } from './client-frames.ts';
 import type { EventStream, StreamClient } from './event-stream.ts';
+import { responseText, type SocketRequests } from './socket-requests.ts';
 
 /**
  * One strategy's WebSocket (trading-gateway.md: Events, Heartbeat, Acknowledgment):
  * - the server sends `{type: "ping", timestamp}` every `heartbeatMs` (15 s); a connection that lets
  *   two pings in a row go without a `pong` is closed (code 4000);
- * - client frames are `pong` and `event_ack` (`client-frames.ts`); anything else, or a frame that is
- *   not a JSON object of those shapes, gets an `error` event INVALID_MESSAGE and the connection stays
- *   open;
+ * - client frames are `pong`, `event_ack` and `request` (`client-frames.ts`); anything else, or a
+ *   frame that is not a JSON object of those shapes, gets an `error` event INVALID_MESSAGE (with the
+ *   frame's `request_id` when it has one) and the connection stays open;
+ * - frames take effect in the order they were sent: while a `request` runs (`socket-requests.ts`),
+ *   the frames after it wait, so an order sent before an `event_ack` is placed before time moves,
+ *   as it would be if the strategy had waited for its answer;
  * - events arrive already framed (`frames.ts`), what the stream queued in one round of I/O in one
  *   buffer, and go to the socket in one write, past `ws` (which would frame them again);
  * - the close frame (written by `ws` at once) follows everything the stream queued.
  */
 export const HEARTBEAT_CLOSE_CODE = 4000;
 
+type WaitingFrame = { data: Buffer; isBinary: boolean };
+
 export class StrategyConnection implements StreamClient {
   private awaitingPong = false;
   private missedPongs = 0;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Frames that arrived while a request ran, in order; undefined while none runs. */
+  private waiting: WaitingFrame[] | undefined;
 
   constructor(
     readonly socket: WebSocket,
     private readonly raw: Socket,
     private readonly stream: EventStream,
-    private readonly options: { heartbeatMs: number; now: () => number; log: Logger },
+    private readonly options: {
+      heartbeatMs: number;
+      now: () => number;
+      log: Logger;
+      requests: SocketRequests;
+    },
   ) {
     this.heartbeat = setInterval(() => this.ping(), options.heartbeatMs);
     this.heartbeat.unref();
@@ -66,14 +79,23 @@ export class StrategyConnection implements StreamClient {
   }
 
   private onFrame(data: Buffer, isBinary: boolean): void {
+    if (this.waiting) this.waiting.push({ data, isBinary });
+    else this.handle(data, isBinary);
+  }
+
+  private handle(data: Buffer, isBinary: boolean): void {
     const frame = isBinary ? 'binary frames are not accepted; send JSON text' : parseClientBytes(data);
     if (typeof frame === 'string') {
+      const requestId = isBinary ? undefined : requestIdOf(data.toString());
       this.stream.sendTo(this, {
         type: 'error',
         code: 'INVALID_MESSAGE',
         message: `Message ignored: ${frame}.`,
-        details: { received: isBinary ? '(binary)' : data.toString('utf8', 0, 800).slice(0, 200) },
-        timestamp: new Date(this.options.now()).toISOString(),
+        details: {
+          received: isBinary ? '(binary)' : data.toString('utf8', 0, 800).slice(0, 200),
+          ...(requestId !== undefined && { request_id: requestId }),
+        },
+        timestamp: this.timestamp(),
       });
       return;
     }
@@ -82,7 +104,54 @@ export class StrategyConnection implements StreamClient {
       this.missedPongs = 0;
       return;
     }
+    if (frame.type === 'request') {
+      this.waiting = [];
+      this.request(frame);
+      return;
+    }
     this.stream.ack(frame.last_seq);
+  }
+
+  /** Runs a request, sends its response at once, then the frames that waited for it. */
+  private request(frame: RequestFrame): void {
+    this.options.requests.run(frame).then(
+      (head) => this.respond((seq) => responseText(head, this.timestamp(), seq)),
+      (error: unknown) => {
+        // inject answers every route error itself; this is a fault in the gateway.
+        this.options.log.error({ err: error }, 'a request over the socket failed');
+        this.respond((seq) =>
+          JSON.stringify({
+            type: 'error',
+            code: 'INTERNAL_ERROR',
+            message: 'The request could not be run; it may not have taken effect.',
+            details: { request_id: frame.request_id },
+            timestamp: this.timestamp(),
+            seq,
+          }),
+        );
+      },
+    );
+  }
+
+  private respond(textOf: (seq: number) => string): void {
+    this.stream.sendTextTo(this, textOf);
+    this.stream.flush();
+    const waiting = this.waiting ?? [];
+    this.waiting = undefined;
+    let next = 0;
+    while (next < waiting.length) {
+      const frame = waiting[next++] as WaitingFrame;
+      this.handle(frame.data, frame.isBinary);
+      const behind = this.waiting as WaitingFrame[] | undefined; // set again by another request
+      if (behind) {
+        for (let i = next; i < waiting.length; i++) behind.push(waiting[i] as WaitingFrame);
+        return;
+      }
+    }
+  }
+
+  private timestamp(): string {
+    return new Date(this.options.now()).toISOString();
   }
 
   private dispose(): void {

@@ -77,6 +77,11 @@ export class ApiClient {
     return { status: response.status, headers: response.headers, body: parsed, text };
   }
 
+  /** Checks an answer that came another way (a `response` frame over the socket) like an HTTP one. */
+  checkAnswer(method: string, path: string, status: number, body: unknown): void {
+    this.check(method, new URL(path, this.baseUrl), {}, status, body, body !== undefined);
+  }
+
   private check(
     method: string,
     url: URL,

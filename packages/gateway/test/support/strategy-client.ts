@@ -22,6 +22,7 @@ export class StrategyClient {
   readonly closed: Promise<number>;
   autoAck: boolean;
   autoPong: boolean;
+  private requests = 0;
 
   private constructor(
     readonly socket: WebSocket,
@@ -113,6 +114,20 @@ export class StrategyClient {
 
   send(frame: unknown): void {
     this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /**
+   * Makes a REST call over the socket (a `request` frame) and resolves with its `response` frame, or
+   * with the `error` event that refused the frame.
+   */
+  request(method: string, path: string, body?: unknown): Promise<WireEvent> {
+    const id = `req-${++this.requests}`;
+    const answer = this.next(
+      (e) => (e.type === 'response' || e.type === 'error') && (e.request_id ?? e.details?.request_id) === id,
+      `the response to ${method} ${path}`,
+    );
+    this.send({ type: 'request', request_id: id, method, path, ...(body !== undefined && { body }) });
+    return answer;
   }
 
   /** Acknowledges everything so far and waits for the next candle. */

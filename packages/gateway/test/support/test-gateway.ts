@@ -32,6 +32,15 @@ export const BTC_SCENARIO = {
   costs: { commission: { model: 'bps_of_notional', fee_rate_bps: '1' } },
 };
 
+/** A MARKET order request on the sample's BTC. */
+export const marketOrder = (side: 'BUY' | 'SELL', quantity: string, extra: Record<string, unknown> = {}) => ({
+  symbol: 'C:BTCUSD',
+  side,
+  quantity,
+  order_type: 'MARKET',
+  ...extra,
+});
+
 export interface TestGatewayOptions extends Omit<GatewayOptions, 'logDestination'> {
   scenario?: unknown;
   env?: Record<string, string>;
