@@ -21,9 +21,13 @@ import WebSocket, { WebSocketServer } from 'ws';
  *   acks by default (`GATEWAY_ACK_SPIN_MICROSECONDS`, passed through to compare with 0);
  * - REST order submissions: autocannon, 16 connections for 5 s, MARKET orders alternating BUY and
  *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still by a
- *   strategy in its own process that reads the events and never acknowledges them;
- * - end to end: the repository's SMA(10)/SMA(30) example strategies (TypeScript and Python) as
- *   real processes over REST and WebSocket, bars per second of the whole run.
+ *   strategy in its own process that reads the events and never acknowledges them; then the same
+ *   orders as requests over that strategy's WebSocket, 16 in flight on one connection;
+ * - end to end: the repository's SMA(10)/SMA(30) example strategies (TypeScript, orders over its
+ *   WebSocket, and Python, orders over HTTP) as real processes, bars per second of the whole run:
+ *   from starting the strategy's process (`end_to_end`), and from its connection, when the run
+ *   starts (`from_connection`: the process has started and loaded its code by then; the data is
+ *   read and the results are written after it, as in a backtrader `cerebro.run()`).
  */
 const SAMPLE = fileURLToPath(new URL('../data/sample/crypto/', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
@@ -342,6 +346,100 @@ async function orderSubmissions(store: BarStore): Promise<void> {
   console.log(`BENCH gateway_rest_order_p50 ${result.latency.p50} ms`);
 }
 
+interface SocketLoadResult {
+  ok: number;
+  failed: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * The same orders as `orderSubmissions`, as requests over the strategy's WebSocket (docs/gateway.md,
+ * REST over the socket): one connection keeps 16 requests in flight for 5 s, from a child process
+ * that also holds time at its first candle.
+ */
+async function socketOrderSubmissions(store: BarStore): Promise<void> {
+  const gateway = await gatewayFor(store, {
+    subscriptions: [
+      { instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update', 'trade_update', 'position_update'] },
+    ],
+    startTime: '2024-01-01T00:00:00Z',
+    endTime: '2024-02-01T00:00:00Z',
+  });
+  const client = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), 'socket-order-client', wsUrl(gateway)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  client.stdout.on('data', (d) => {
+    out += d;
+  });
+  await new Promise<void>((resolve) => client.stdout.once('data', () => resolve()));
+  const cpu = process.cpuUsage();
+  const exit = new Promise<number | null>((resolve) => client.once('close', resolve));
+  const code = await exit;
+  const used = process.cpuUsage(cpu);
+  await gateway.close();
+  if (code !== 0) throw new Error(`the socket order client exited with code ${code}`);
+  const result = JSON.parse(out.slice(out.indexOf('{'))) as SocketLoadResult;
+  if (result.failed > 0) console.log(`# ${result.failed} orders not accepted`);
+  console.log(`BENCH gateway_socket_order_submissions ${Math.round(result.ok / result.seconds)} orders/s`);
+  console.log(`BENCH gateway_socket_order_p99 ${result.p99.toFixed(2)} ms`);
+  console.log(
+    `BENCH gateway_socket_order_server_cpu ${((used.user + used.system) / result.ok).toFixed(0)} us/order`,
+  );
+  console.log(`BENCH gateway_socket_order_p50 ${result.p50.toFixed(2)} ms`);
+}
+
+/** The client of `socketOrderSubmissions`: says "ready" at the first candle, then loads for 5 s. */
+function socketOrderClient(url: string): void {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  const sentAt = new Map<string, number>();
+  const latencies: number[] = [];
+  let next = 0;
+  let failed = 0;
+  let started = 0;
+  let ending = false;
+  const send = () => {
+    const id = String(++next);
+    const side = next % 2 === 0 ? 'BUY' : 'SELL';
+    const body = { symbol: 'C:BTCUSD', side, quantity: '0.001', order_type: 'MARKET' };
+    sentAt.set(id, performance.now());
+    ws.send(JSON.stringify({ type: 'request', request_id: id, method: 'POST', path: '/v1/orders', body }));
+  };
+  ws.on('message', (data) => {
+    const event = JSON.parse(data.toString()) as { type: string; request_id?: string; status?: number };
+    if (event.type === 'ping') ws.send('{"type":"pong"}');
+    if (started === 0 && event.type === 'candle') {
+      process.stdout.write('ready\n');
+      started = performance.now();
+      for (let i = 0; i < 16; i++) send();
+      return;
+    }
+    if (event.type !== 'response' || event.request_id === undefined) return;
+    const now = performance.now();
+    latencies.push(now - (sentAt.get(event.request_id) as number));
+    sentAt.delete(event.request_id);
+    if (event.status !== 201) failed++;
+    if (now - started < 5000) send();
+    else if (sentAt.size === 0 && !ending) {
+      ending = true;
+      latencies.sort((a, b) => a - b);
+      const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+      const result = {
+        ok: latencies.length - failed,
+        failed,
+        seconds: (now - started) / 1000,
+        p50: at(0.5),
+        p99: at(0.99),
+      };
+      process.stdout.write(JSON.stringify(result), () => process.exit(0));
+    }
+  });
+}
+
 async function endToEnd(store: BarStore, language: 'typescript' | 'python', months: number): Promise<void> {
   const subscriptions = [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }];
   const end = new Date(Date.UTC(2024, months, 1)).toISOString().replace('.000', '');
@@ -356,6 +454,11 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
     PROXY_WS_URL: wsUrl(gateway),
     PLATFORM_SUBSCRIPTIONS: JSON.stringify(subscriptions),
   };
+  // The run starts when the strategy connects (its process has started and loaded by then).
+  let connected = 0;
+  gateway.app.server.once('upgrade', () => {
+    connected = performance.now();
+  });
   const started = performance.now();
   const exit =
     language === 'typescript'
@@ -367,17 +470,21 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
       : runProcess(PYTHON, [join(EXAMPLES, 'sma-crossover-python', 'main.py')], env);
   await unlessClientFails(gateway.provider.finished, exit, language);
   const done = await gateway.done;
-  const seconds = (performance.now() - started) / 1000;
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
   await exit;
   await gateway.close();
   if (done.outcome.kind !== 'completed') throw new Error(`the run failed: ${JSON.stringify(done.outcome)}`);
   const bars = months === 3 ? 131_040 : 44_640;
   const trades = done.files?.metrics.totalTrades;
   console.log(`BENCH gateway_sma_${language}_end_to_end ${Math.round(bars / seconds)} bars/s`);
+  console.log(
+    `BENCH gateway_sma_${language}_from_connection ${Math.round(bars / ((ended - connected) / 1000))} bars/s`,
+  );
   console.log(`BENCH gateway_sma_${language}_closed_trades ${trades} trades`);
 }
 
-/** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only. */
+/** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`socket-orders`: the socket half of `orders`). */
 export async function run(): Promise<void> {
   const only = process.env.GATEWAY_BENCH?.split(',');
   const wanted = (part: string) => only === undefined || only.includes(part);
@@ -389,6 +496,7 @@ export async function run(): Promise<void> {
     await roundTrips(store, 'python', 1);
   }
   if (wanted('orders')) await orderSubmissions(store);
+  if (wanted('orders') || wanted('socket-orders')) await socketOrderSubmissions(store);
   if (wanted('sma')) {
     await endToEnd(store, 'typescript', 3);
     await endToEnd(store, 'python', 1);
@@ -412,4 +520,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (process.argv[2] === 'ack-client') ackClient(process.argv[3] as string, false);
   if (process.argv[2] === 'polling-ack-client') ackClient(process.argv[3] as string, true);
   if (process.argv[2] === 'holding-client') holdingClient(process.argv[3] as string);
+  if (process.argv[2] === 'socket-order-client') socketOrderClient(process.argv[3] as string);
 }

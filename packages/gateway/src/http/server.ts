@@ -13,7 +13,7 @@ import { orderRoutes } from '../routes/orders.ts';
 import { positionRoutes } from '../routes/positions.ts';
 import { streamRoutes } from '../routes/stream.ts';
 import { systemRoutes } from '../routes/system.ts';
-import { SocketRequests } from '../stream/socket-requests.ts';
+import { isSocketRequest, SocketRequests } from '../stream/socket-requests.ts';
 import type { StrategyConnection } from '../stream/strategy-connection.ts';
 import type { GatewayContext } from './context.ts';
 import { registerErrorHandler } from './error-handler.ts';
@@ -89,10 +89,12 @@ export async function buildGatewayServer(
   registerErrorHandler(app);
   registerGuards(app, ctx);
   // The events of an order call wait for the end of this round of I/O (stream/event-stream.ts); the
-  // answer follows them, so a strategy has the order's events when it has the handle.
-  app.addHook('onSend', (_request, _reply, payload, done) =>
-    ctx.stream.afterFlush(() => done(null, payload)),
-  );
+  // answer follows them, so a strategy has the order's events when it has the handle. A call over
+  // the socket answers in a frame queued behind those events, and both leave in one write.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    if (isSocketRequest(request)) done(null, payload);
+    else ctx.stream.afterFlush(() => done(null, payload));
+  });
   app.addHook('onResponse', async (request, reply) => {
     // A refused WebSocket upgrade (401, 400 ...): nobody owns the raw socket, so end it here, or
     // it would stay half-open and keep the server from closing.

@@ -20,6 +20,15 @@ import type { RequestFrame } from './client-frames.ts';
  */
 export type Inject = (options: InjectOptions) => Promise<LightMyRequestResponse>;
 
+/**
+ * The remote address a call over the socket shows the routes: not an IP address, so no HTTP client
+ * can present it. The server's reply hook reads it (`isSocketRequest`): such a response need not
+ * wait for the call's events to be written, since it is queued behind them on the same socket.
+ */
+const SOCKET_ADDRESS = 'websocket';
+
+export const isSocketRequest = (request: { ip: string }): boolean => request.ip === SOCKET_ADDRESS;
+
 export class SocketRequests {
   private readonly headers: Record<string, string>;
 
@@ -39,6 +48,7 @@ export class SocketRequests {
     const response = await this.inject({
       method: frame.method,
       url: frame.path,
+      remoteAddress: SOCKET_ADDRESS,
       headers: hasBody ? { ...this.headers, 'content-type': 'application/json' } : this.headers,
       ...(hasBody && { payload: JSON.stringify(frame.body) }),
     });
