@@ -312,7 +312,11 @@ async function loadInChild(url: string): Promise<LoadResult> {
   });
 }
 
-async function orderSubmissions(store: BarStore): Promise<void> {
+/**
+ * A gateway for the order benchmarks (January 2024, every order event subscribed) with its strategy
+ * client (a mode of this file) in its own process, once that client says it is ready.
+ */
+async function orderBenchRun(store: BarStore, mode: 'holding-client' | 'socket-order-client') {
   const gateway = await gatewayFor(store, {
     subscriptions: [
       { instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update', 'trade_update', 'position_update'] },
@@ -320,14 +324,19 @@ async function orderSubmissions(store: BarStore): Promise<void> {
     startTime: '2024-01-01T00:00:00Z',
     endTime: '2024-02-01T00:00:00Z',
   });
-  // A strategy that holds time at its first candle (it reads events, never acks), in its own process
-  // so that its reading is not counted as the gateway's CPU; it says "ready" at the first candle.
-  const holder = spawn(
+  const client = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), 'holding-client', wsUrl(gateway)],
+    ['--import', 'tsx', fileURLToPath(import.meta.url), mode, wsUrl(gateway)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+  await new Promise<void>((resolve) => client.stdout.once('data', () => resolve()));
+  return { gateway, client };
+}
+
+async function orderSubmissions(store: BarStore): Promise<void> {
+  // A strategy that holds time at its first candle (it reads events, never acks), in its own process
+  // so that its reading is not counted as the gateway's CPU; it says "ready" at the first candle.
+  const { gateway, client: holder } = await orderBenchRun(store, 'holding-client');
   // autocannon runs in its own process, so the figure is the gateway's, not shared with the load generator.
   const cpu = process.cpuUsage();
   const result = await loadInChild(gateway.url);
@@ -360,30 +369,18 @@ interface SocketLoadResult {
  * that also holds time at its first candle.
  */
 async function socketOrderSubmissions(store: BarStore): Promise<void> {
-  const gateway = await gatewayFor(store, {
-    subscriptions: [
-      { instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update', 'trade_update', 'position_update'] },
-    ],
-    startTime: '2024-01-01T00:00:00Z',
-    endTime: '2024-02-01T00:00:00Z',
-  });
-  const client = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), 'socket-order-client', wsUrl(gateway)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const { gateway, client } = await orderBenchRun(store, 'socket-order-client');
   let out = '';
   client.stdout.on('data', (d) => {
     out += d;
   });
-  await new Promise<void>((resolve) => client.stdout.once('data', () => resolve()));
   const cpu = process.cpuUsage();
   const exit = new Promise<number | null>((resolve) => client.once('close', resolve));
   const code = await exit;
   const used = process.cpuUsage(cpu);
   await gateway.close();
   if (code !== 0) throw new Error(`the socket order client exited with code ${code}`);
-  const result = JSON.parse(out.slice(out.indexOf('{'))) as SocketLoadResult;
+  const result = JSON.parse(out) as SocketLoadResult;
   if (result.failed > 0) console.log(`# ${result.failed} orders not accepted`);
   console.log(`BENCH gateway_socket_order_submissions ${Math.round(result.ok / result.seconds)} orders/s`);
   console.log(`BENCH gateway_socket_order_p99 ${result.p99.toFixed(2)} ms`);
