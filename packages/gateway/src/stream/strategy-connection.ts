@@ -112,7 +112,11 @@ export class StrategyConnection implements StreamClient {
     this.stream.ack(frame.last_seq);
   }
 
-  /** Runs a request, sends its response at once, then the frames that waited for it. */
+  /**
+   * Runs a request, queues its response (written at the end of this round of I/O with whatever else
+   * is queued: pipelined requests answered in one round share a write), then handles the frames
+   * that waited for it.
+   */
   private request(frame: RequestFrame): void {
     this.options.requests.run(frame).then(
       (head) => this.respond((seq) => responseText(head, this.timestamp(), seq)),
@@ -135,7 +139,6 @@ export class StrategyConnection implements StreamClient {
 
   private respond(textOf: (seq: number) => string): void {
     this.stream.sendTextTo(this, textOf);
-    this.stream.flush();
     const waiting = this.waiting ?? [];
     this.waiting = undefined;
     let next = 0;
