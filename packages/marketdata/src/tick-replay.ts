@@ -9,6 +9,7 @@ export interface TickSource {
 }
 
 const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 interface SymbolTicks {
   days: Set<string>;
@@ -34,6 +35,9 @@ export class TickReplay {
   /** The current bar is held while its day of ticks is read. */
   private held = false;
   private load: { index: number; day: string } | undefined;
+  /** The UTC day of the last bar, as a day number and as text (a bar's day is asked every bar). */
+  private dayNumber = Number.NaN;
+  private dayText = '';
 
   constructor(
     private readonly bars: ReplayReader,
@@ -89,7 +93,11 @@ export class TickReplay {
     }
     const index = this.bars.symbolIndex;
     const ticks = this.symbolTicks[index] as SymbolTicks;
-    const day = utcDay(this.bars.time);
+    if (ticks.days.size === 0) {
+      this.ticks = undefined;
+      return true;
+    }
+    const day = this.dayOf(this.bars.time);
     if (!ticks.days.has(day)) {
       this.ticks = undefined;
       return true;
@@ -102,6 +110,15 @@ export class TickReplay {
     }
     this.ticks = this.windowOf(ticks, this.bars.time);
     return true;
+  }
+
+  private dayOf(time: number): string {
+    const number = Math.floor(time / DAY_MS);
+    if (number !== this.dayNumber) {
+      this.dayNumber = number;
+      this.dayText = utcDay(time);
+    }
+    return this.dayText;
   }
 
   private windowOf(ticks: SymbolTicks, start: number): TickWindow | undefined {
