@@ -24,15 +24,48 @@ import type { Bar } from '../orders/order-types.ts';
 export class Candle {
   readonly provider = 'simulation';
 
+  /** Mid prices as integers at `priceDecimals + 1` (bid + ask, times 5), so halves stay exact. */
+  private openTicks: number;
+  private highTicks: number;
+  private lowTicks: number;
+  private closeTicks: number;
+  private volumeTicks: number;
+
+  /**
+   * The candle of a bucket's first base bar; the aggregator extends it with the bucket's next bars
+   * until it closes (one object per candle rather than a candle made from an open bucket: this runs
+   * for every base bar of a 1m subscription).
+   */
   constructor(
     readonly symbol: string,
     readonly timeframe: Timeframe,
     /** Bucket start, epoch ms. */
     readonly start: number,
-    /** Bucket end, epoch ms: when the candle closed. */
+    /** Bucket end, epoch ms: when the candle closes. */
     readonly end: number,
-    private readonly ticks: OpenBucket,
-  ) {}
+    private readonly priceDecimals: number,
+    private readonly volumeDecimals: number,
+    first: MidBar,
+  ) {
+    this.openTicks = first.open;
+    this.highTicks = first.high;
+    this.lowTicks = first.low;
+    this.closeTicks = first.close;
+    this.volumeTicks = first.volume;
+  }
+
+  /** Whether a base bar of `batch` is at this candle's scales (a new scale starts a new candle). */
+  hasScalesOf(batch: BidAskBarBatch): boolean {
+    return this.priceDecimals === batch.priceDecimals && this.volumeDecimals === batch.volumeDecimals;
+  }
+
+  /** Adds a later base bar of the bucket (the aggregator's, while the candle is open). */
+  extend(bar: MidBar): void {
+    if (bar.high > this.highTicks) this.highTicks = bar.high;
+    if (bar.low < this.lowTicks) this.lowTicks = bar.low;
+    this.closeTicks = bar.close;
+    this.volumeTicks += bar.volume;
+  }
 
   /** The bucket start, ISO-8601 UTC. */
   get timestamp(): string {
@@ -40,23 +73,23 @@ export class Candle {
   }
 
   get open(): string {
-    return ticksToDecimalString(this.ticks.open, this.ticks.priceDecimals + 1);
+    return ticksToDecimalString(this.openTicks, this.priceDecimals + 1);
   }
 
   get high(): string {
-    return ticksToDecimalString(this.ticks.high, this.ticks.priceDecimals + 1);
+    return ticksToDecimalString(this.highTicks, this.priceDecimals + 1);
   }
 
   get low(): string {
-    return ticksToDecimalString(this.ticks.low, this.ticks.priceDecimals + 1);
+    return ticksToDecimalString(this.lowTicks, this.priceDecimals + 1);
   }
 
   get close(): string {
-    return ticksToDecimalString(this.ticks.close, this.ticks.priceDecimals + 1);
+    return ticksToDecimalString(this.closeTicks, this.priceDecimals + 1);
   }
 
   get volume(): string {
-    return ticksToDecimalString(this.ticks.volume, this.ticks.volumeDecimals);
+    return ticksToDecimalString(this.volumeTicks, this.volumeDecimals);
   }
 
   /**
@@ -65,7 +98,15 @@ export class Candle {
    * the SMA benchmark's run).
    */
   priceNumber(field: 'open' | 'high' | 'low' | 'close'): number {
-    return ticksToNumber(this.ticks[field], this.ticks.priceDecimals + 1);
+    const ticks =
+      field === 'close'
+        ? this.closeTicks
+        : field === 'open'
+          ? this.openTicks
+          : field === 'high'
+            ? this.highTicks
+            : this.lowTicks;
+    return ticksToNumber(ticks, this.priceDecimals + 1);
   }
 
   /** The wire Bar. */
@@ -84,21 +125,18 @@ export class Candle {
   }
 }
 
-interface OpenBucket {
-  start: number;
-  end: number;
-  /** Mid prices as integers at `priceDecimals + 1` (bid + ask, times 5), so halves stay exact. */
+/** A base bar's mid prices and volume as ticks (one object, reused by each aggregator). */
+interface MidBar {
   open: number;
   high: number;
   low: number;
   close: number;
   volume: number;
-  priceDecimals: number;
-  volumeDecimals: number;
 }
 
 export class CandleAggregator {
-  private bucket: OpenBucket | undefined;
+  private bucket: Candle | undefined;
+  private readonly bar: MidBar = { open: 0, high: 0, low: 0, close: 0, volume: 0 };
 
   constructor(
     readonly symbol: string,
@@ -114,32 +152,28 @@ export class CandleAggregator {
     const time = batch.time[row] as number;
     let closed: Candle | undefined;
     if (this.bucket && time >= this.bucket.end) closed = this.take();
-    const open = mid(batch.bidOpen[row], batch.askOpen[row]);
-    const high = mid(batch.bidHigh[row], batch.askHigh[row]);
-    const low = mid(batch.bidLow[row], batch.askLow[row]);
-    const close = mid(batch.bidClose[row], batch.askClose[row]);
-    const volume = batch.volume[row] as number;
+    const bar = this.bar;
+    bar.open = mid(batch.bidOpen[row], batch.askOpen[row]);
+    bar.high = mid(batch.bidHigh[row], batch.askHigh[row]);
+    bar.low = mid(batch.bidLow[row], batch.askLow[row]);
+    bar.close = mid(batch.bidClose[row], batch.askClose[row]);
+    bar.volume = batch.volume[row] as number;
     const b = this.bucket;
-    if (!b || b.priceDecimals !== batch.priceDecimals || b.volumeDecimals !== batch.volumeDecimals) {
+    if (!b?.hasScalesOf(batch)) {
       if (b) closed ??= this.take();
       const [start, end] = bucketSpan(this.timeframe, this.calendar, time);
-      this.bucket = {
+      this.bucket = new Candle(
+        this.symbol,
+        this.timeframe,
         start,
         end,
-        open,
-        high,
-        low,
-        close,
-        volume,
-        priceDecimals: batch.priceDecimals,
-        volumeDecimals: batch.volumeDecimals,
-      };
+        batch.priceDecimals,
+        batch.volumeDecimals,
+        bar,
+      );
       return closed;
     }
-    if (high > b.high) b.high = high;
-    if (low < b.low) b.low = low;
-    b.close = close;
-    b.volume += volume;
+    b.extend(bar);
     return closed;
   }
 
@@ -154,9 +188,9 @@ export class CandleAggregator {
   }
 
   private take(): Candle {
-    const b = this.bucket as OpenBucket;
+    const candle = this.bucket as Candle;
     this.bucket = undefined;
-    return new Candle(this.symbol, this.timeframe, b.start, b.end, b);
+    return candle;
   }
 }
 
