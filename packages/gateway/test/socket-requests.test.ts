@@ -195,6 +195,33 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
     }
   });
 
+  it('answers a flood of pipelined requests in order, reading no faster than they run', async () => {
+    const { t, client } = await started({ GATEWAY_RATE_LIMIT_PER_MINUTE: '100000' });
+    try {
+      // More than MAX_WAITING_FRAMES (1024) behind the first request: the gateway pauses reading.
+      const count = 3000;
+      const last = client.next((e) => e.type === 'response' && e.request_id === `f-${count}`, 'the last');
+      sendTogether(
+        client,
+        Array.from({ length: count }, (_, i) => ({
+          type: 'request',
+          request_id: `f-${i + 1}`,
+          method: 'POST',
+          path: '/v1/orders',
+          body: market(i % 2 === 0 ? 'BUY' : 'SELL', '0.001'),
+        })),
+      );
+      await last;
+      const responses = client.events.filter((e) => e.type === 'response');
+      assert.equal(responses.length, count);
+      assert.ok(responses.every((r, i) => r.request_id === `f-${i + 1}` && r.status === 201));
+      const next = await client.step();
+      assert.equal(next.type, 'candle', 'the connection reads and acks again');
+    } finally {
+      await t.gateway.close();
+    }
+  });
+
   it('refuses malformed request frames with INVALID_MESSAGE naming the request_id', async () => {
     const { t, client } = await started();
     try {

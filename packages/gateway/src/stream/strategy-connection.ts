@@ -23,6 +23,12 @@ export const HEARTBEAT_CLOSE_CODE = 4000;
 
 type WaitingFrame = { data: Buffer; isBinary: boolean };
 
+/**
+ * Frames held behind a running request before the connection stops reading: a client that
+ * pipelines faster than requests run is slowed by TCP backpressure instead of growing this queue.
+ */
+export const MAX_WAITING_FRAMES = 1024;
+
 export class StrategyConnection implements StreamClient {
   private awaitingPong = false;
   private missedPongs = 0;
@@ -79,8 +85,12 @@ export class StrategyConnection implements StreamClient {
   }
 
   private onFrame(data: Buffer, isBinary: boolean): void {
-    if (this.waiting) this.waiting.push({ data, isBinary });
-    else this.handle(data, isBinary);
+    if (!this.waiting) {
+      this.handle(data, isBinary);
+      return;
+    }
+    this.waiting.push({ data, isBinary });
+    if (this.waiting.length >= MAX_WAITING_FRAMES && !this.socket.isPaused) this.socket.pause();
   }
 
   private handle(data: Buffer, isBinary: boolean): void {
@@ -148,9 +158,11 @@ export class StrategyConnection implements StreamClient {
       const behind = this.waiting as WaitingFrame[] | undefined; // set again by another request
       if (behind) {
         for (let i = next; i < waiting.length; i++) behind.push(waiting[i] as WaitingFrame);
-        return;
+        break;
       }
     }
+    const held = (this.waiting as WaitingFrame[] | undefined)?.length ?? 0;
+    if (this.socket.isPaused && held < MAX_WAITING_FRAMES && this.open) this.socket.resume();
   }
 
   private timestamp(): string {
