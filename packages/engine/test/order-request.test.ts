@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
+import fc from 'fast-check';
 import {
   canonicalOrderRequest,
   type ModifyOrderValidation,
@@ -309,6 +310,39 @@ describe('validateOrderRequest: VALIDATION_ERROR with the validator report', () 
       },
     ]);
     assert.equal(validateOrderRequest({ ...limit, display_quantity: '1000', hidden: true }, rules).ok, true);
+  });
+});
+
+describe('validateOrderRequest: a body of the required fields only', () => {
+  it('is validated as the same body with an absent optional field is, field by field', () => {
+    const value = fc.oneof(
+      fc.constantFrom('F:EURUSD', 'X:NONE', 'BUY', 'SELL', 'MARKET', 'LIMIT', 'TRAILING_STOP', '1', '0'),
+      fc.constantFrom('-1', '1.5', '', ' ', null, 1, true),
+    );
+    const body = fc.record(
+      { symbol: value, side: value, quantity: value, order_type: value },
+      {
+        requiredKeys: [],
+      },
+    );
+    fc.assert(
+      fc.property(body, (required) => {
+        const fast = validateOrderRequest({ ...required }, rules);
+        // A null field counts as absent, but its name sends the body down the field-by-field path.
+        const slow = validateOrderRequest({ ...required, hidden: null }, rules);
+        assert.deepEqual(fast, slow);
+        assert.deepEqual(validateOrderRequest(Object.assign(Object.create(null), required), rules), slow);
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) },
+    );
+  });
+
+  it('reads a field the body inherits or defines non-enumerable', () => {
+    const inherited = Object.assign(Object.create({ time_in_force: 'XYZ' }), market);
+    assert.equal(error(validateOrderRequest(inherited, rules)).details.field, 'time_in_force');
+    const hidden = Object.defineProperty({ ...market }, 'limit_price', { value: '1.1' });
+    const refused = error(validateOrderRequest(hidden, rules));
+    assert.equal(refused.code, 'VALIDATION_ERROR');
   });
 });
 
