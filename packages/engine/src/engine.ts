@@ -1086,6 +1086,7 @@ export class SimulationEngine {
       timeseries,
       navValues: this.sampler.navValues(),
       trades: this.book.lots(),
+      lotTotals: this.book.lotTotals,
     });
   }
 

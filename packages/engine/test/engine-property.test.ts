@@ -59,6 +59,7 @@ import fc from 'fast-check';
 import {
   type BarCursor,
   canTransition,
+  computeMetrics,
   type EngineConfig,
   type EngineEvent,
   type EngineInstrument,
@@ -1305,6 +1306,19 @@ async function runScenario(s: Scenario): Promise<RunOutcome> {
   checker.afterStep(true);
   const files = engine.results();
   checker.finish(files);
+  // The book's running lot totals give the metrics that reading every lot gives.
+  assert.deepEqual(
+    files.metrics,
+    computeMetrics({
+      timestamps: files.timeseries.timestamps,
+      nav: files.timeseries.nav,
+      trades: files.trades.trades,
+      initialCapital: config.initialCapital,
+      startTime: config.startTime,
+      endTime: config.endTime,
+      allCrypto: config.instruments.every((i) => i.symbol.startsWith('C:')),
+    }),
+  );
   return { encoded: encodeResultFiles(files), eventsHash: checker.hash.digest('hex'), steps: checker.step };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec } from '@hindsight/core';
 import fc from 'fast-check';
+import { scaledOfText } from '../src/account/scaled-decimal.ts';
 import {
   closeLot,
   computeMetrics,
@@ -12,6 +13,7 @@ import {
   openLot,
   type TradeLot,
 } from '../src/index.ts';
+import { LotTotals, lotTotalsOf } from '../src/results/lot-totals.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const HOUR = 3_600_000;
@@ -429,5 +431,47 @@ describe('drawdown on floats with exact ties (the same result as the exact scan)
       }),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 100) },
     );
+  });
+});
+
+describe('lot totals kept while the lots are written', () => {
+  const fed = (lots: TradeLot[]) => {
+    // As the book adds them: entry commissions as lots open, the rest as they close (any order).
+    const totals = new LotTotals();
+    for (const l of [...lots].reverse()) {
+      if (l.entry_commission !== undefined) totals.addCommission(scaledOfText(l.entry_commission));
+      if (l.state !== 'Closed') continue;
+      if (l.exit_commission !== undefined) totals.addCommission(scaledOfText(l.exit_commission));
+      totals.addClosed(scaledOfText(l.realized_pnl), l.closed_at - l.opened_at);
+    }
+    return totals;
+  };
+
+  it('give the metrics the lots give, in whatever order they came', () => {
+    const lots = [
+      lot('12.5', { entry: '0.25', exit: '0.125', hours: 2 }),
+      lot('-3.75', { entry: '0.1', hours: 5 }),
+      lot('0', { exit: '0.3' }),
+      lot(undefined, { entry: '0.05' }),
+      lot('-8', { entry: '0.2', exit: '0.2', hours: 1 }),
+    ];
+    const totals = fed(lots);
+    assert.equal(totals.orderFree, true);
+    assert.deepEqual(
+      computeMetrics(base({ trades: lots, lotTotals: totals })),
+      computeMetrics(base({ trades: lots })),
+    );
+  });
+
+  it('are not used when a sum could round in some order: the lots are read', () => {
+    const huge = `${'9'.repeat(59)}.5`;
+    const lots = [lot('1', { entry: huge }), lot('-1', { entry: `-${huge}`, exit: huge })];
+    const totals = fed(lots);
+    assert.equal(totals.orderFree, false);
+    assert.deepEqual(
+      computeMetrics(base({ trades: lots, lotTotals: totals })),
+      computeMetrics(base({ trades: lots })),
+    );
+    assert.equal(lotTotalsOf(lots).orderFree, false);
   });
 });

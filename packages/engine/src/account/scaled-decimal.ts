@@ -180,4 +180,9 @@ export class DecSum {
   get value(): Dec {
     return this.rounded ?? new Dec(scaledText(this.exact));
   }
+
+  /** No addition has rounded: the sum is the exact one. */
+  get isExact(): boolean {
+    return this.rounded === undefined;
+  }
 }

@@ -59,6 +59,7 @@ import {
 import { TickQuote } from '../account/tick-quote.ts';
 import { flatText } from '../flat-text.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
+import { LotTotals } from '../results/lot-totals.ts';
 import {
   type ClosedTradeLot,
   type CloseReason,
@@ -395,6 +396,8 @@ export class PositionBook {
   private readonly bySymbol = new Map<string, Position>();
   /** Every lot by id; insertion order is id order (a lot replaced keeps its place). */
   private readonly allLots = new Map<string, TradeLot>();
+  /** What the metrics read from the lots, added as the lots are written. */
+  readonly lotTotals = new LotTotals();
   private readonly quotes = new Map<string, TickQuote>();
   /** The last fill's pre-slippage price of each symbol, as text (a mark only before the first quote). */
   private readonly lastFillBase = new Map<string, string>();
@@ -553,6 +556,7 @@ export class PositionBook {
     if (openUnits.value !== 0n) {
       const adding = target !== undefined && target.side === fillSide;
       const position = adding ? target : this.newPosition(fill, fillSide, currency);
+      const entryCommission = shares[shares.length - 1] as Scaled;
       const lot = writeOpenLot({
         id: this.nextLotId(),
         instrumentSymbol: fill.symbol,
@@ -561,13 +565,14 @@ export class PositionBook {
         openPrice: figures.priceText,
         baseOpenPrice: figures.basePriceText,
         openSlippageBps: figures.slippageBpsText,
-        entryCommission: scaledText(shares[shares.length - 1] as Scaled),
+        entryCommission: scaledText(entryCommission),
         openedAt: fill.time,
         openedByOrderId: fill.orderId,
       });
       position.addLot(lot, openUnits, figures.price);
       position.updatedAt = fill.time;
       this.allLots.set(lot.id, lot);
+      if (lot.entry_commission !== undefined) this.lotTotals.addCommission(entryCommission);
       outcome.openedLots.push(lot);
       outcome.events.push({
         type: adding ? 'POSITION_MODIFIED' : 'POSITION_OPENED',
@@ -737,6 +742,8 @@ export class PositionBook {
     });
     position.realizedUsd = add(position.realizedUsd, realizedUsd);
     this.allLots.set(closed.id, closed);
+    if (closed.exit_commission !== undefined) this.lotTotals.addCommission(exitCommission);
+    this.lotTotals.addClosed(realizedUsd, closed.closed_at - closed.opened_at);
     return { closed, realizedUsd };
   }
 

@@ -13,24 +13,16 @@
  *
  * Speed: the scans over the NAV series and the lots decide on floats and compute exactly only where
  * the result could change (`NavSeries`: exact on near ties; a drawdown is divided out only when it
- * may be the largest); the lots' money is read from their texts as scaled integers and added in
- * BigInt while no sum can round (`DecSum`), not parsed into decimals. The results are those of the
- * exact scans.
+ * may be the largest); the lots' money is the position book's running totals (`LotTotals`), or read
+ * from the lots' texts as scaled integers, and added in BigInt while no sum can round (`DecSum`), not
+ * parsed into decimals. The results are those of the exact scans.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
-import {
-  absolute,
-  compare,
-  DecSum,
-  type Scaled,
-  scaledOfText,
-  scaledText,
-} from '../account/scaled-decimal.ts';
+import { scaledText } from '../account/scaled-decimal.ts';
+import { type LotTotals, lotTotalsOf } from './lot-totals.ts';
 import { NavSeries } from './nav-series.ts';
 import { DAY_MS } from './timeseries-sampler.ts';
 import type { DecimalInput, TradeLot } from './trade-lot.ts';
-
-const NOTHING: Scaled = { value: 0n, scale: 0 };
 
 export type MetricReason =
   | 'insufficient_data_points'
@@ -85,6 +77,8 @@ export interface MetricsInput {
   navValues?: readonly (Dec | undefined)[];
   /** Every lot, open and closed. */
   trades: readonly TradeLot[];
+  /** The lots' totals as the book kept them (used when `orderFree`, else read from `trades`). */
+  lotTotals?: LotTotals;
   initialCapital: DecimalInput;
   startTime: number;
   endTime: number;
@@ -295,15 +289,10 @@ export function computeMetrics(input: MetricsInput): Metrics {
   const netPnl = finalNav.minus(initial);
   const totalReturn = netPnl.div(initial).times(100);
 
-  // Commissions: every lot, entry fees of open lots included.
-  const commissions = new DecSum();
-  for (const lot of trades) {
-    if (lot.entry_commission !== undefined) commissions.add(scaledOfText(lot.entry_commission));
-    if (lot.state === 'Closed' && lot.exit_commission !== undefined) {
-      commissions.add(scaledOfText(lot.exit_commission));
-    }
-  }
-  const totalCommission = commissions.value;
+  // Commissions: every lot, entry fees of open lots included. The book's running totals when they are
+  // those of the lots in any order, else read from the lots.
+  const lots = input.lotTotals?.orderFree ? input.lotTotals : lotTotalsOf(trades);
+  const totalCommission = lots.commissions.value;
 
   const { maxDrawdown, maxDurationMs } = drawdownStats(timestamps, series);
   const tradingDaysPerYear = input.allCrypto ? 365 : 252;
@@ -324,43 +313,15 @@ export function computeMetrics(input: MetricsInput): Metrics {
   }
 
   // Trades: closed lots are counted (decision 12); winners/losers on realized_pnl before fees.
-  const closed = trades.filter((lot) => lot.state === 'Closed');
-  let winners = 0;
-  let losers = 0;
-  const wins = new DecSum();
-  const losses = new DecSum(); // absolute
-  let largestWin = NOTHING;
-  let largestLoss = NOTHING; // absolute
-  // Milliseconds add up exactly as floats while the sum is a safe integer; beyond, in Dec.
-  let durationMs = 0;
-  let durationOverflow = new Dec(0);
-  for (const lot of closed) {
-    const pnl = scaledOfText(lot.realized_pnl);
-    if (pnl.value > 0n) {
-      winners++;
-      wins.add(pnl);
-      if (compare(pnl, largestWin) > 0) largestWin = pnl;
-    } else if (pnl.value < 0n) {
-      losers++;
-      const loss = absolute(pnl);
-      losses.add(loss);
-      if (compare(loss, largestLoss) > 0) largestLoss = loss;
-    }
-    const lotMs = lot.closed_at - lot.opened_at;
-    if (!Number.isSafeInteger(durationMs + lotMs)) {
-      durationOverflow = durationOverflow.plus(durationMs);
-      durationMs = 0;
-    }
-    durationMs += lotMs;
-  }
-  const totalDurationMs = durationOverflow.plus(durationMs);
-  const sumWin = wins.value;
-  const sumLoss = losses.value;
+  const { winners, losers, largestWin, largestLoss } = lots;
+  const totalDurationMs = lots.totalDurationMs;
+  const sumWin = lots.wins.value;
+  const sumLoss = lots.losses.value;
 
   const metrics: Metrics = {
     totalReturn: toNum(totalReturn),
     maxDrawdownPct: toNum(maxDrawdown.times(100)),
-    totalTrades: closed.length,
+    totalTrades: lots.closed,
     netPnl: toDecimalString(netPnl),
     grossPnl: toDecimalString(netPnl.plus(totalCommission)),
     maxDrawdownDurationDays: maxDurationMs / DAY_MS,
@@ -380,7 +341,7 @@ export function computeMetrics(input: MetricsInput): Metrics {
   );
   setOptional(metrics, 'annualizedReturnPct', annualized);
 
-  const count = closed.length;
+  const count = lots.closed;
   const noClosed = { reason: 'no_closed_trades' as const };
   const money = (value: Dec) => ({ value: toDecimalString(value) });
   setOptional(

@@ -8,6 +8,7 @@
  * belongs to the storage edge.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
+import type { LotTotals } from './lot-totals.ts';
 import { computeMetrics, type Metrics } from './metrics.ts';
 import type { TimeseriesFile } from './timeseries-sampler.ts';
 import type { DecimalInput, TradeLot } from './trade-lot.ts';
@@ -129,6 +130,8 @@ export interface RunResultInput {
   navValues?: readonly (Dec | undefined)[];
   /** Every lot, open and closed, in any order. */
   trades: readonly TradeLot[];
+  /** The lots' totals as the position book kept them (see `computeMetrics`). */
+  lotTotals?: LotTotals;
 }
 
 /** Metrics (computed from the sampled timeseries, as the file holds it) and the three files. */
@@ -140,6 +143,7 @@ export function buildResultFiles(input: RunResultInput): ResultFiles & { metrics
     nav: timeseries.nav,
     ...(input.navValues && { navValues: input.navValues }),
     trades: trades.trades,
+    ...(input.lotTotals && { lotTotals: input.lotTotals }),
     initialCapital: input.initialCapital,
     startTime: input.startTime,
     endTime: input.endTime,
