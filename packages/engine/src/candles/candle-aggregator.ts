@@ -45,13 +45,14 @@ export class Candle {
     readonly end: number,
     private readonly priceDecimals: number,
     private readonly volumeDecimals: number,
-    first: MidBar,
+    batch: BidAskBarBatch,
+    row: number,
   ) {
-    this.openTicks = first.open;
-    this.highTicks = first.high;
-    this.lowTicks = first.low;
-    this.closeTicks = first.close;
-    this.volumeTicks = first.volume;
+    this.openTicks = mid(batch.bidOpen[row], batch.askOpen[row]);
+    this.highTicks = mid(batch.bidHigh[row], batch.askHigh[row]);
+    this.lowTicks = mid(batch.bidLow[row], batch.askLow[row]);
+    this.closeTicks = mid(batch.bidClose[row], batch.askClose[row]);
+    this.volumeTicks = batch.volume[row] as number;
   }
 
   /** Whether a base bar of `batch` is at this candle's scales (a new scale starts a new candle). */
@@ -59,12 +60,14 @@ export class Candle {
     return this.priceDecimals === batch.priceDecimals && this.volumeDecimals === batch.volumeDecimals;
   }
 
-  /** Adds a later base bar of the bucket (the aggregator's, while the candle is open). */
-  extend(bar: MidBar): void {
-    if (bar.high > this.highTicks) this.highTicks = bar.high;
-    if (bar.low < this.lowTicks) this.lowTicks = bar.low;
-    this.closeTicks = bar.close;
-    this.volumeTicks += bar.volume;
+  /** Adds the base bar at `row`, a later bar of the bucket (the aggregator's, while the candle is open). */
+  extend(batch: BidAskBarBatch, row: number): void {
+    const high = mid(batch.bidHigh[row], batch.askHigh[row]);
+    const low = mid(batch.bidLow[row], batch.askLow[row]);
+    if (high > this.highTicks) this.highTicks = high;
+    if (low < this.lowTicks) this.lowTicks = low;
+    this.closeTicks = mid(batch.bidClose[row], batch.askClose[row]);
+    this.volumeTicks += batch.volume[row] as number;
   }
 
   /** The bucket start, ISO-8601 UTC. */
@@ -125,18 +128,8 @@ export class Candle {
   }
 }
 
-/** A base bar's mid prices and volume as ticks (one object, reused by each aggregator). */
-interface MidBar {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
 export class CandleAggregator {
   private bucket: Candle | undefined;
-  private readonly bar: MidBar = { open: 0, high: 0, low: 0, close: 0, volume: 0 };
 
   constructor(
     readonly symbol: string,
@@ -152,12 +145,6 @@ export class CandleAggregator {
     const time = batch.time[row] as number;
     let closed: Candle | undefined;
     if (this.bucket && time >= this.bucket.end) closed = this.take();
-    const bar = this.bar;
-    bar.open = mid(batch.bidOpen[row], batch.askOpen[row]);
-    bar.high = mid(batch.bidHigh[row], batch.askHigh[row]);
-    bar.low = mid(batch.bidLow[row], batch.askLow[row]);
-    bar.close = mid(batch.bidClose[row], batch.askClose[row]);
-    bar.volume = batch.volume[row] as number;
     const b = this.bucket;
     if (!b?.hasScalesOf(batch)) {
       if (b) closed ??= this.take();
@@ -169,11 +156,12 @@ export class CandleAggregator {
         end,
         batch.priceDecimals,
         batch.volumeDecimals,
-        bar,
+        batch,
+        row,
       );
       return closed;
     }
-    b.extend(bar);
+    b.extend(batch, row);
     return closed;
   }
 
