@@ -394,8 +394,12 @@ export class PositionBook {
   private readonly open = new Map<string, Position>();
   /** Netting: the open position of each symbol. */
   private readonly bySymbol = new Map<string, Position>();
-  /** Every lot by id; insertion order is id order (a lot replaced keeps its place). */
-  private readonly allLots = new Map<string, TradeLot>();
+  /**
+   * Every lot at its sequence - 1 (a lot's id is its sequence number), so in id order and a lot
+   * replaced in its place: a Map keyed by each new id string cost more than the rest of the lot's
+   * bookkeeping.
+   */
+  private readonly allLots: TradeLot[] = [];
   /** What the metrics read from the lots, added as the lots are written. */
   readonly lotTotals = new LotTotals();
   private readonly quotes = new Map<string, TickQuote>();
@@ -571,7 +575,7 @@ export class PositionBook {
       });
       position.addLot(lot, openUnits, figures.price);
       position.updatedAt = fill.time;
-      this.allLots.set(lot.id, lot);
+      this.keepLot(lot);
       if (lot.entry_commission !== undefined) this.lotTotals.addCommission(entryCommission);
       outcome.openedLots.push(lot);
       outcome.events.push({
@@ -616,7 +620,7 @@ export class PositionBook {
 
   /** Every lot, open and closed, sorted by id (the trades file). */
   lots(): TradeLot[] {
-    return [...this.allLots.values()];
+    return this.allLots.filter((lot) => lot !== undefined);
   }
 
   /** Open lots of every position, sorted by id. */
@@ -690,6 +694,10 @@ export class PositionBook {
     return position;
   }
 
+  private keepLot(lot: TradeLot): void {
+    this.allLots[Number(lot.id) - 1] = lot;
+  }
+
   private nextLotId(): string {
     this.lotSequence += 1;
     return formatTradeId(this.lotSequence);
@@ -714,7 +722,7 @@ export class PositionBook {
     if (compare(units, lotUnits) < 0) {
       const { detached, remainder } = splitLot(first, scaledText(units), this.nextLotId());
       position.lots[0] = remainder;
-      this.allLots.set(remainder.id, remainder);
+      this.keepLot(remainder);
       toClose = detached;
     } else {
       position.lots.shift();
@@ -741,7 +749,7 @@ export class PositionBook {
       closeReason: fill.closeReason ?? 'Normal',
     });
     position.realizedUsd = add(position.realizedUsd, realizedUsd);
-    this.allLots.set(closed.id, closed);
+    this.keepLot(closed);
     if (closed.exit_commission !== undefined) this.lotTotals.addCommission(exitCommission);
     this.lotTotals.addClosed(realizedUsd, closed.closed_at - closed.opened_at);
     return { closed, realizedUsd };
