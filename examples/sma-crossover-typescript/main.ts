@@ -27,8 +27,10 @@ const CANDLE_EVENT = `candle_${TIMEFRAME}`;
 // Quantities and prices stay decimal strings end to end; only the indicator parses closes to numbers.
 const POSITIVE_DECIMAL = /^(?=.*[1-9])[0-9]+(\.[0-9]+)?$/;
 
-// How long the event loop keeps turning while it waits for the gateway (see `WaitSpin`).
+// How long the event loop keeps turning while it waits for the gateway (see `WaitSpin`): after an
+// ack, and after an order, which the gateway runs before it answers.
 const WAIT_SPIN_MS = 0.2;
+const CALL_SPIN_MS = 1;
 
 // The gateway's retry advice: 500 ms doubling up to 30 s with full jitter, at most 5 attempts or
 // 60 s in all; only these codes are worth retrying (a lost socket ends the strategy).
@@ -155,7 +157,7 @@ class Gateway {
       );
       this.pending.set(id, { resolve: resolve as (body: unknown) => void, reject, timer });
       this.ws.send(JSON.stringify({ type: 'request', request_id: id, method, path, body }));
-      this.spin.start(); // the gateway answers at once
+      this.spin.startCall(); // the gateway answers as soon as it has run the call
     });
   }
 
@@ -244,6 +246,8 @@ class WaitSpin {
   private until = 0;
   private turning = false;
   private waitsWithout = 0;
+  /** Whether this wait teaches the limit (acks do; an order's answer takes the gateway's work). */
+  private adaptive = true;
   private readonly turn = () => {
     if (this.waiting && performance.now() < this.until) {
       setImmediate(this.turn);
@@ -251,10 +255,11 @@ class WaitSpin {
     }
     this.turning = false;
     if (!this.waiting) return;
-    this.waiting = false; // outlasted: spin less next time
-    this.limit = this.limit / 2 < 0.01 ? 0 : this.limit / 2;
+    this.waiting = false;
+    if (this.adaptive) this.limit = this.limit / 2 < 0.01 ? 0 : this.limit / 2; // outlasted: spin less
   };
 
+  /** After an ack: spins up to the adaptive limit. */
   start(): void {
     let limit = this.limit;
     if (limit === 0) {
@@ -262,18 +267,28 @@ class WaitSpin {
       this.waitsWithout = 0;
       limit = WAIT_SPIN_MS;
     }
-    this.waiting = true;
-    this.until = performance.now() + limit;
-    if (this.turning) return;
-    this.turning = true;
-    setImmediate(this.turn);
+    this.spin(limit, true);
+  }
+
+  /** After an order: spins up to CALL_SPIN_MS while spinning is on at all, and learns nothing. */
+  startCall(): void {
+    if (this.limit > 0) this.spin(CALL_SPIN_MS, false);
   }
 
   /** The answer arrived: stop at the next turn, and spin as long as allowed next time. */
   stop(): void {
     if (!this.waiting) return;
     this.waiting = false;
-    this.limit = WAIT_SPIN_MS;
+    if (this.adaptive) this.limit = WAIT_SPIN_MS;
+  }
+
+  private spin(limit: number, adaptive: boolean): void {
+    this.waiting = true;
+    this.adaptive = adaptive;
+    this.until = performance.now() + limit;
+    if (this.turning) return;
+    this.turning = true;
+    setImmediate(this.turn);
   }
 }
 

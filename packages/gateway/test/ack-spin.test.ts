@@ -44,6 +44,32 @@ describe('busy-polling for acks (stream/ack-spin.ts)', () => {
     assert.equal(spin.limitMicros, 200, 'an ack in time keeps the limit');
   });
 
+  it('does not count the time a request of the strategy runs against the wait, and restarts it after', async () => {
+    const clock = manualClock();
+    const spin = new AckSpin(200, clock.now);
+    spin.begin();
+    await nextTurn();
+    spin.hold(); // an order arrived before the ack: the gateway runs it for longer than the limit
+    clock.advanceMicros(500);
+    for (let i = 0; i < 5; i++) await nextTurn();
+    assert.equal(spin.active, true, 'still turning while the request runs');
+    spin.release();
+    clock.advanceMicros(150); // the ack comes 150 us after the answer: within a fresh limit
+    await nextTurn();
+    assert.equal(spin.active, true);
+    spin.end();
+    await turnsUntilIdle(spin);
+    assert.equal(spin.limitMicros, 200, 'not halved');
+
+    spin.begin();
+    spin.hold();
+    spin.release();
+    clock.advanceMicros(201);
+    await turnsUntilIdle(spin);
+    spin.end();
+    assert.equal(spin.limitMicros, 100, 'a late ack after the answer still halves it');
+  });
+
   it('never spins when the limit is 0', async () => {
     const spin = new AckSpin(0);
     for (let i = 0; i < 300; i++) {

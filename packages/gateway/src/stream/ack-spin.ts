@@ -19,7 +19,10 @@
  * `MIN_USEFUL_MICROS` spinning stops (the grow and shrink of the kernel's haltpoll idle governor). A stopped spin probes again with the full limit every
  * `PROBE_EVERY` waits, so a strategy that speeds up (warm JIT, quieter machine) gets it back. A slow
  * strategy costs at most one probe per `PROBE_EVERY` events; a strategy starved of CPU by the spin
- * (fewer cores than busy processes) answers late, which turns the spin off the same way.
+ * (fewer cores than busy processes) answers late, which turns the spin off the same way. A request
+ * the strategy sends over its socket before acking (an order) holds the wait while the gateway runs
+ * it (`hold`, `release`): that time is the gateway's, and counting it would halve the limit at every
+ * order.
  */
 const MIN_USEFUL_MICROS = 10;
 const PROBE_EVERY = 128;
@@ -29,6 +32,8 @@ export class AckSpin {
   private deadline = 0;
   private spinning = false;
   private waiting = false;
+  /** The gateway is running a request of the strategy's: the wait does not run out meanwhile. */
+  private held = false;
   private waitsSinceProbe = 0;
   private readonly turn = () => this.onTurn();
 
@@ -67,15 +72,30 @@ export class AckSpin {
     }
   }
 
+  /**
+   * The strategy sent a request before its ack (an order, say): the time the gateway spends running
+   * it is not the strategy being slow, so the wait is held until `release`, then starts afresh.
+   */
+  hold(): void {
+    if (this.waiting) this.held = true;
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.deadline = this.now() + this.limit / 1000;
+  }
+
   /** The ack arrived (or the wait ended otherwise) while spinning: spin longer next time. */
   end(): void {
+    this.held = false;
     if (!this.waiting) return;
     this.waiting = false;
     this.limit = this.limit === 0 ? this.maxMicros : Math.min(this.maxMicros, this.limit * 2);
   }
 
   private onTurn(): void {
-    if (this.waiting && this.now() < this.deadline) {
+    if (this.waiting && (this.held || this.now() < this.deadline)) {
       setImmediate(this.turn);
       return;
     }

@@ -224,6 +224,16 @@ export class EventStream implements EventSink {
     return this.pendingSettle;
   }
 
+  /** A strategy's request runs: its time does not count against the busy-poll for its ack. */
+  holdAckWait(): void {
+    this.spin.hold();
+  }
+
+  /** The request is answered: the busy-poll for the ack starts afresh. */
+  releaseAckWait(): void {
+    this.spin.release();
+  }
+
   /** Stops waiting: a pending `settled()` rejects (shutdown). */
   close(reason = 'the gateway is shutting down'): void {
     this.closed = true;
