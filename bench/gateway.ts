@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -21,8 +22,8 @@ import WebSocket, { WebSocketServer } from 'ws';
  *   acks by default (`GATEWAY_ACK_SPIN_MICROSECONDS`, passed through to compare with 0);
  * - REST order submissions: autocannon, 16 connections for 5 s, MARKET orders alternating BUY and
  *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still by a
- *   strategy in its own process that reads the events and never acknowledges them; then the same
- *   orders as requests over that strategy's WebSocket, 16 in flight on one connection;
+ *   strategy in its own process that reads the events and never acknowledges them; then what a
+ *   strategy waits per order, one at a time, over its WebSocket and over HTTP (`sequentialOrders`);
  * - end to end: the repository's SMA(10)/SMA(30) example strategies (TypeScript, orders over its
  *   WebSocket, and Python, orders over HTTP) as real processes, bars per second of the whole run:
  *   from starting the strategy's process (`end_to_end`), and from its connection, when the run
@@ -316,7 +317,7 @@ async function loadInChild(url: string): Promise<LoadResult> {
  * A gateway for the order benchmarks (January 2024, every order event subscribed) with its strategy
  * client (a mode of this file) in its own process, once that client says it is ready.
  */
-async function orderBenchRun(store: BarStore, mode: 'holding-client' | 'socket-order-client') {
+async function orderBenchRun(store: BarStore, mode: 'holding-client' | 'sequential-order-client') {
   const gateway = await gatewayFor(store, {
     subscriptions: [
       { instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update', 'trade_update', 'position_update'] },
@@ -355,8 +356,8 @@ async function orderSubmissions(store: BarStore): Promise<void> {
   console.log(`BENCH gateway_rest_order_p50 ${result.latency.p50} ms`);
 }
 
-interface SocketLoadResult {
-  ok: number;
+interface SequentialOrders {
+  orders: number;
   failed: number;
   seconds: number;
   p50: number;
@@ -364,76 +365,95 @@ interface SocketLoadResult {
 }
 
 /**
- * The same orders as `orderSubmissions`, as requests over the strategy's WebSocket (docs/gateway.md,
- * REST over the socket): one connection keeps 16 requests in flight for 5 s, from a child process
- * that also holds time at its first candle.
+ * What a strategy waits per order: one MARKET order at a time (as the SMA example places them), as a
+ * request over its WebSocket (docs/gateway.md, REST over the socket) and as `POST /v1/orders` over a
+ * kept-alive HTTP connection (`node:http`), 3 s each, from a child process that also holds time at
+ * its first candle. Neither client busy-polls, so both pay the same wake-ups.
  */
-async function socketOrderSubmissions(store: BarStore): Promise<void> {
-  const { gateway, client } = await orderBenchRun(store, 'socket-order-client');
+async function sequentialOrders(store: BarStore): Promise<void> {
+  const { gateway, client } = await orderBenchRun(store, 'sequential-order-client');
   let out = '';
   client.stdout.on('data', (d) => {
     out += d;
   });
-  const cpu = process.cpuUsage();
-  const exit = new Promise<number | null>((resolve) => client.once('close', resolve));
-  const code = await exit;
-  const used = process.cpuUsage(cpu);
+  const code = await new Promise<number | null>((resolve) => client.once('close', resolve));
   await gateway.close();
-  if (code !== 0) throw new Error(`the socket order client exited with code ${code}`);
-  const result = JSON.parse(out) as SocketLoadResult;
-  if (result.failed > 0) console.log(`# ${result.failed} orders not accepted`);
-  console.log(`BENCH gateway_socket_order_submissions ${Math.round(result.ok / result.seconds)} orders/s`);
-  console.log(`BENCH gateway_socket_order_p99 ${result.p99.toFixed(2)} ms`);
-  console.log(
-    `BENCH gateway_socket_order_server_cpu ${((used.user + used.system) / result.ok).toFixed(0)} us/order`,
-  );
-  console.log(`BENCH gateway_socket_order_p50 ${result.p50.toFixed(2)} ms`);
+  if (code !== 0) throw new Error(`the sequential order client exited with code ${code}`);
+  const results = JSON.parse(out) as Record<'socket' | 'http', SequentialOrders>;
+  for (const [transport, result] of Object.entries(results)) {
+    if (result.failed > 0) console.log(`# ${transport}: ${result.failed} orders not accepted`);
+    console.log(
+      `BENCH gateway_sequential_order_${transport} ${Math.round(result.orders / result.seconds)} orders/s`,
+    );
+    console.log(`BENCH gateway_sequential_order_${transport}_p50 ${result.p50.toFixed(3)} ms`);
+    console.log(`BENCH gateway_sequential_order_${transport}_p99 ${result.p99.toFixed(3)} ms`);
+  }
 }
 
-/** The client of `socketOrderSubmissions`: says "ready" at the first candle, then loads for 5 s. */
-function socketOrderClient(url: string): void {
+/** The client of `sequentialOrders`: says "ready" at the first candle, then orders one at a time. */
+function sequentialOrderClient(url: string): void {
   const ws = new WebSocket(url, { perMessageDeflate: false });
-  const sentAt = new Map<string, number>();
-  const latencies: number[] = [];
-  let next = 0;
-  let failed = 0;
-  let started = 0;
-  let ending = false;
-  const send = () => {
-    const id = String(++next);
-    const side = next % 2 === 0 ? 'BUY' : 'SELL';
-    const body = { symbol: 'C:BTCUSD', side, quantity: '0.001', order_type: 'MARKET' };
-    sentAt.set(id, performance.now());
-    ws.send(JSON.stringify({ type: 'request', request_id: id, method: 'POST', path: '/v1/orders', body }));
+  const rest = `${url.replace(/^ws/, 'http').replace(/\/ws$/, '')}/orders`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const answers = new Map<string, (status: number) => void>();
+  let requests = 0;
+  const body = (n: number) =>
+    JSON.stringify({
+      symbol: 'C:BTCUSD',
+      side: n % 2 === 0 ? 'BUY' : 'SELL',
+      quantity: '0.001',
+      order_type: 'MARKET',
+    });
+  const overSocket = (n: number) =>
+    new Promise<number>((resolve) => {
+      const id = String(++requests);
+      answers.set(id, resolve);
+      ws.send(
+        `{"type":"request","request_id":"${id}","method":"POST","path":"/v1/orders","body":${body(n)}}`,
+      );
+    });
+  const overHttp = (n: number) =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        rest,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      request.on('error', reject);
+      request.end(body(n));
+    });
+  const measure = async (order: (n: number) => Promise<number>): Promise<SequentialOrders> => {
+    const latencies: number[] = [];
+    let failed = 0;
+    const started = performance.now();
+    for (let n = 0; performance.now() - started < 3000; n++) {
+      const sent = performance.now();
+      if ((await order(n)) !== 201) failed++;
+      latencies.push(performance.now() - sent);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number;
+    return { orders: latencies.length - failed, failed, seconds, p50: at(0.5), p99: at(0.99) };
   };
-  ws.on('message', (data) => {
+  let started = false;
+  ws.on('message', async (data) => {
     const event = JSON.parse(data.toString()) as { type: string; request_id?: string; status?: number };
     if (event.type === 'ping') ws.send('{"type":"pong"}');
-    if (started === 0 && event.type === 'candle') {
-      process.stdout.write('ready\n');
-      started = performance.now();
-      for (let i = 0; i < 16; i++) send();
-      return;
+    if (event.type === 'response' && event.request_id !== undefined) {
+      answers.get(event.request_id)?.(event.status ?? 0);
+      answers.delete(event.request_id);
     }
-    if (event.type !== 'response' || event.request_id === undefined) return;
-    const now = performance.now();
-    latencies.push(now - (sentAt.get(event.request_id) as number));
-    sentAt.delete(event.request_id);
-    if (event.status !== 201) failed++;
-    if (now - started < 5000) send();
-    else if (sentAt.size === 0 && !ending) {
-      ending = true;
-      latencies.sort((a, b) => a - b);
-      const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-      const result = {
-        ok: latencies.length - failed,
-        failed,
-        seconds: (now - started) / 1000,
-        p50: at(0.5),
-        p99: at(0.99),
-      };
-      process.stdout.write(JSON.stringify(result), () => process.exit(0));
-    }
+    if (started || event.type !== 'candle') return;
+    started = true;
+    process.stdout.write('ready\n');
+    const socket = await measure(overSocket);
+    const overHttpResult = await measure(overHttp);
+    process.stdout.write(JSON.stringify({ socket, http: overHttpResult }), () => process.exit(0));
   });
 }
 
@@ -481,7 +501,7 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
   console.log(`BENCH gateway_sma_${language}_closed_trades ${trades} trades`);
 }
 
-/** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`socket-orders`: the socket half of `orders`). */
+/** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`sequential-orders`: the second half of `orders`). */
 export async function run(): Promise<void> {
   const only = process.env.GATEWAY_BENCH?.split(',');
   const wanted = (part: string) => only === undefined || only.includes(part);
@@ -493,7 +513,7 @@ export async function run(): Promise<void> {
     await roundTrips(store, 'python', 1);
   }
   if (wanted('orders')) await orderSubmissions(store);
-  if (wanted('orders') || wanted('socket-orders')) await socketOrderSubmissions(store);
+  if (wanted('orders') || wanted('sequential-orders')) await sequentialOrders(store);
   if (wanted('sma')) {
     await endToEnd(store, 'typescript', 3);
     await endToEnd(store, 'python', 1);
@@ -517,5 +537,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (process.argv[2] === 'ack-client') ackClient(process.argv[3] as string, false);
   if (process.argv[2] === 'polling-ack-client') ackClient(process.argv[3] as string, true);
   if (process.argv[2] === 'holding-client') holdingClient(process.argv[3] as string);
-  if (process.argv[2] === 'socket-order-client') socketOrderClient(process.argv[3] as string);
+  if (process.argv[2] === 'sequential-order-client') sequentialOrderClient(process.argv[3] as string);
 }
