@@ -5,9 +5,9 @@
  * short. The position is ORDER_QUANTITY (default "0.01") long or short; each crossover is one MARKET
  * order (twice the quantity for a reversal, which closes the position and opens the opposite one in
  * one fill on a netting account). Orders go to the trading gateway as REST calls made over its event
- * socket (a `request` frame, answered by a `response` frame with the HTTP status and body: one
- * connection, no HTTP round trip per order). The platform passes the gateway's address and key in
- * the environment:
+ * socket (a `request` frame, answered by a `response` frame with the HTTP status and body; one
+ * ordered connection, so an order's events arrive before its answer). The platform passes the
+ * gateway's address and key in the environment:
  *
  *   PROXY_WS_URL              ws://host:port/v1/ws
  *   PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on the WebSocket upgrade

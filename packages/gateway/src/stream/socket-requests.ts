@@ -7,11 +7,12 @@ import type { RequestFrame } from './client-frames.ts';
  * `{"type":"response","request_id","status","body","timestamp","seq"}` carrying exactly the status
  * and body the same call over HTTP gets.
  *
- * Why: the spec leaves client messages other than `pong` and `event_ack` open, and a backtest that
- * places an order over HTTP pays a second connection's round trip (two process wake-ups and Node's
- * HTTP client and server) for every order, which on a virtual machine costs as much as a dozen bars.
- * Exchanges that serve latency-sensitive clients take orders over the same socket for this reason
- * (Binance's WebSocket API, Kraken's and OKX's order entry over WebSocket).
+ * Why: the spec leaves client messages other than `pong` and `event_ack` open, and one ordered
+ * connection lets a strategy send an order and its ack together (the order is placed before time
+ * moves) and have an order's events before its answer, which HTTP beside the WebSocket cannot
+ * promise. Exchanges take orders over their streaming socket too (Binance's WebSocket API, Kraken's
+ * and OKX's order entry over WebSocket). Per order it costs what HTTP does: the route's work
+ * dominates either way (bench/gateway.ts, sequential orders).
  *
  * The call runs through the gateway's own routes with Fastify's `inject` (no socket, no HTTP
  * parsing), so validation, errors, idempotency, the rate limit, the circuit breakers, shutdown and
