@@ -16,13 +16,13 @@
  * Adaptive, so that a slow strategy does not pay for it: each wait spins up to `limitMicros`. An ack
  * that arrives in time doubles the limit (up to the maximum), so an occasional late ack (a collection
  * pause in the strategy) costs little; a wait that outlasts it halves the limit, and under
- * `MIN_USEFUL_MICROS` spinning stops (the grow and shrink of the kernel's haltpoll idle governor). A stopped spin probes again with the full limit every
- * `PROBE_EVERY` waits, so a strategy that speeds up (warm JIT, quieter machine) gets it back. A slow
- * strategy costs at most one probe per `PROBE_EVERY` events; a strategy starved of CPU by the spin
- * (fewer cores than busy processes) answers late, which turns the spin off the same way. A request
- * the strategy sends over its socket before acking (an order) holds the wait while the gateway runs
- * it (`hold`, `release`): that time is the gateway's, and counting it would halve the limit at every
- * order.
+ * `MIN_USEFUL_MICROS` spinning stops (the grow and shrink of the kernel's haltpoll idle governor). A
+ * stopped spin probes again with the full limit every `PROBE_EVERY` waits, so a strategy that speeds
+ * up (warm JIT, quieter machine) gets it back. A slow strategy costs at most one probe per
+ * `PROBE_EVERY` events; a strategy starved of CPU by the spin (fewer cores than busy processes)
+ * answers late, which turns the spin off the same way. A request the strategy sends over its socket
+ * before acking (an order) holds the wait while the gateway runs it (`hold`, `release`): that time
+ * is the gateway's, and counting it would halve the limit at every order.
  */
 const MIN_USEFUL_MICROS = 10;
 const PROBE_EVERY = 128;

@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 
 /**
- * Client frames of `/v1/ws` (trading-gateway.md: Heartbeat, Acknowledgment; decision 19a; docs/gateway.md, REST over the socket):
- * `{"type":"pong"}`, `{"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}`
- * and `{"type":"request","request_id","method","path","body"}` (a REST call made over the socket,
+ * Client frames of `/v1/ws` (trading-gateway.md: Heartbeat, Acknowledgment; decision 19a;
+ * docs/gateway.md, "REST over the socket"): `{"type":"pong"}`,
+ * `{"type":"event_ack","correlation_id","events_processed","timestamp","last_seq"}` and
+ * `{"type":"request","request_id","method","path","body"}` (a REST call made over the socket,
  * `socket-requests.ts`). Every `event_ack` field but `type` is optional; when present it must have
  * the spec's type. Anything else is refused with the reason, which the connection answers with
  * INVALID_MESSAGE.

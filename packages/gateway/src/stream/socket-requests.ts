@@ -2,10 +2,10 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { RequestFrame } from './client-frames.ts';
 
 /**
- * REST calls made over the strategy's WebSocket (docs/gateway.md, "REST over the socket"): a `request` frame
- * `{"type":"request","request_id","method","path","body"}` is answered by a `response` frame
- * `{"type":"response","request_id","status","body","timestamp","seq"}` carrying exactly the status
- * and body the same call over HTTP gets.
+ * REST calls made over the strategy's WebSocket (docs/gateway.md, "REST over the socket"): a
+ * `request` frame `{"type":"request","request_id","method","path","body"}` is answered by a
+ * `response` frame `{"type":"response","request_id","status","body","timestamp","seq"}` carrying
+ * exactly the status and body the same call over HTTP gets.
  *
  * Why: the spec leaves client messages other than `pong` and `event_ack` open, and one ordered
  * connection lets a strategy send an order and its ack together (the order is placed before time
