@@ -15,7 +15,6 @@ import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
 import { add, scaledOf, scaledText } from './account/scaled-decimal.ts';
 import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
-import { flatText } from './flat-text.ts';
 import { isoTime } from './iso-time.ts';
 import { type FillIntent, InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
@@ -30,6 +29,7 @@ import {
   validateOrderRequest,
 } from './orders/order-request.ts';
 import { isTerminal } from './orders/order-states.ts';
+import { OrderTable } from './orders/order-table.ts';
 import {
   assetClassOf,
   type OrderHandle,
@@ -179,6 +179,10 @@ interface InstrumentState {
   volume: number;
   volumeDecimals: number;
   consumed: Dec;
+  /** Whether the books need this quote every bar: an open position, or a currency-conversion pair. */
+  marked: boolean;
+  /** The book's mark of this symbol once it has one (updated in place, bar by bar). */
+  mark: TickQuote | undefined;
 }
 
 function participationOf(value: string | undefined): Dec | undefined {
@@ -199,7 +203,7 @@ export class SimulationEngine {
   private readonly book: PositionBook;
   private readonly account: Account;
   private readonly sampler: TimeseriesSampler;
-  private readonly orders = new Map<string, OrderRecord>();
+  private readonly orders = new OrderTable();
   /** DAY orders and the instant each expires. */
   private readonly expiries = new Map<string, number>();
   /** One-cancels-other groups and the exit legs the engine placed. */
@@ -218,8 +222,6 @@ export class SimulationEngine {
     knownSymbol: (symbol) => this.bySymbol.has(symbol),
     maxLeverage: MAX_LEVERAGE,
   };
-  /** Symbols whose quotes the books need every bar: open positions and currency-conversion pairs. */
-  private readonly marked = new Set<string>();
   private readonly conversionPairs: ReadonlySet<string>;
   /** Whether any subscription asked for account_update events. */
   private readonly accountUpdates: boolean;
@@ -230,7 +232,6 @@ export class SimulationEngine {
   private groupTime: number | undefined;
   private pending = false;
   private changed = false;
-  private orderSeq = 0;
   private tradeSeq = 0;
   /** Simulated time: the end of the last completed group of bars. */
   private clock: number;
@@ -266,7 +267,6 @@ export class SimulationEngine {
     });
     this.conversionPairs = new Set(this.converter.conversionSymbols());
     this.accountUpdates = config.subscriptions.some((s) => s.updates.includes('account_update'));
-    for (const symbol of this.conversionPairs) this.marked.add(symbol);
     this.sampler = new TimeseriesSampler({
       startTime: config.startTime,
       endTime: config.endTime,
@@ -290,6 +290,8 @@ export class SimulationEngine {
         volume: 0,
         volumeDecimals: 0,
         consumed: ZERO,
+        marked: this.conversionPairs.has(spec.symbol),
+        mark: undefined,
       };
       this.bySymbol.set(spec.symbol, state);
     }
@@ -506,7 +508,7 @@ export class SimulationEngine {
   }
 
   private nextOrderId(): string {
-    return flatText('ord-', String(++this.orderSeq).padStart(9, '0'));
+    return this.orders.nextId();
   }
 
   /**
@@ -1127,8 +1129,10 @@ export class SimulationEngine {
     state.priceDecimals = batch.priceDecimals;
     state.hasQuote = true;
     state.quote.set(state.bid, state.ask, state.priceDecimals);
-    if (this.marked.has(state.spec.symbol))
-      this.book.markTicks(state.spec.symbol, state.bid, state.ask, state.priceDecimals);
+    if (state.marked) {
+      if (state.mark) state.mark.set(state.bid, state.ask, state.priceDecimals);
+      else state.mark = this.book.markTicks(state.spec.symbol, state.bid, state.ask, state.priceDecimals);
+    }
   }
 
   /** DAY orders whose session ended by `clock` expire, stamped with their session end. */
@@ -1366,11 +1370,9 @@ export class SimulationEngine {
     this.afterBalanceChange();
     // Decision 4: positions are marked at the last completed bar's bid (long) or ask (short) at once.
     if (state.hasQuote) {
-      this.book.markTicks(order.symbol, state.bid, state.ask, state.priceDecimals);
+      state.mark = this.book.markTicks(order.symbol, state.bid, state.ask, state.priceDecimals);
     }
-    if (this.book.holds(order.symbol) || this.conversionPairs.has(order.symbol))
-      this.marked.add(order.symbol);
-    else this.marked.delete(order.symbol);
+    state.marked = this.book.holds(order.symbol) || this.conversionPairs.has(order.symbol);
     const isLeg = this.links.isLeg(order.id);
     const filled = withFill(order, units, figures.priceText, at);
     this.orders.set(order.id, filled);

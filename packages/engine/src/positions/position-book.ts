@@ -241,6 +241,8 @@ class Position {
   lastCost: Scaled = SCALED_ZERO;
   lastQuantity: Scaled = SCALED_ZERO;
   updatedAt: number;
+  /** The book's quote of the symbol once there is one (never replaced): no Map lookup every bar. */
+  quote: TickQuote | undefined;
   private approx: { quantity: number; cost: number } | undefined;
 
   constructor(
@@ -421,15 +423,22 @@ export class PositionBook {
   }
 
   /** `mark` with the bar's integer ticks: stores three numbers, no decimal arithmetic. */
-  markTicks(symbol: string, bidTicks: number, askTicks: number, decimals: number): void {
+  markTicks(symbol: string, bidTicks: number, askTicks: number, decimals: number): TickQuote {
     const quote = this.quotes.get(symbol);
     if (quote) {
       quote.set(bidTicks, askTicks, decimals);
-      return;
+      return quote;
     }
     const created = new TickQuote(bidTicks, askTicks, decimals);
     this.quotes.set(symbol, created);
     this.converter.attachQuote(symbol, created);
+    return created;
+  }
+
+  /** A position's quote (the symbol's, which is made once and then only updated). */
+  private quoteOf(p: Position): TickQuote | undefined {
+    if (p.quote === undefined) p.quote = this.quotes.get(p.symbol);
+    return p.quote;
   }
 
   /**
@@ -473,7 +482,7 @@ export class PositionBook {
 
   /** A position's mark (bid long, ask short; the last fill's base price before a quote) as a float. */
   private approxMark(p: Position): number {
-    const quote = this.quotes.get(p.symbol);
+    const quote = this.quoteOf(p);
     if (!quote) return Number(this.lastFillBase.get(p.symbol));
     return p.side === 'LONG' ? quote.bidApprox() : quote.askApprox();
   }
@@ -762,7 +771,7 @@ export class PositionBook {
   }
 
   private snapshot(p: Position): PositionSnapshot {
-    const quote = this.quotes.get(p.symbol);
+    const quote = this.quoteOf(p);
     const toUsd = p.currency === ACCOUNT_CURRENCY ? sameAmount : this.converter.captureRate(p.currency);
     if (!quote) return new Snapshot(p, 0, -1, this.currentPrice(p.symbol, p.side), toUsd);
     const ticks = p.side === 'LONG' ? quote.bidTicks : quote.askTicks;
@@ -776,7 +785,7 @@ export class PositionBook {
   capture(into = new CapturedPositions()): CapturedPositions {
     into.clear();
     for (const p of this.open.values()) {
-      const quote = this.quotes.get(p.symbol);
+      const quote = this.quoteOf(p);
       const usd = p.currency === ACCOUNT_CURRENCY;
       const part = into.next();
       part.symbol = p.symbol;
