@@ -1363,6 +1363,10 @@ export class SimulationEngine {
         side: order.side,
         time: at,
         ...(closeReason && { closeReason }),
+        // Read only for position_update events, and by a hedging bracket for its position's id.
+        events:
+          state.updates.has('position_update') ||
+          (this.config.positionMode === 'hedging' && !!(order.stop_loss || order.take_profit)),
       },
       figures,
     );

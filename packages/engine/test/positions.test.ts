@@ -50,6 +50,31 @@ const mark = (book: PositionBook, symbol: string, bid: string, ask: string) =>
 const events = (o: FillOutcome) => o.events.map((e) => `${e.type} ${e.position.id}`);
 
 describe('netting: one position per symbol', () => {
+  it('makes no position events when asked for none, and the same books', () => {
+    const fills = [
+      fill('C:BTCUSD', 'BUY', '1', '100', { commission: '0.1' }),
+      fill('C:BTCUSD', 'SELL', '3', '110', { commission: '0.33' }),
+    ];
+    const run = (withEvents: boolean) => {
+      const book = new PositionBook({ mode: 'netting', instruments: [BTCUSD] });
+      const outcomes = fills.map((f) => book.applyFill(withEvents ? f : { ...f, events: false }));
+      return { book, outcomes };
+    };
+    const quiet = run(false);
+    const full = run(true);
+    assert.deepEqual(
+      quiet.outcomes.map((o) => o.events.length),
+      [0, 0],
+    );
+    assert.deepEqual(
+      full.outcomes.map((o) => events(o)),
+      [['POSITION_OPENED pos-000000001'], ['POSITION_CLOSED pos-000000001', 'POSITION_OPENED pos-000000002']],
+    );
+    const figures = (o: FillOutcome) => [o.closedLots, o.openedLots, o.realizedPnlUsd.toString()];
+    assert.deepEqual(quiet.outcomes.map(figures), full.outcomes.map(figures));
+    assert.deepEqual(quiet.book.lots(), full.book.lots());
+  });
+
   it('adds, reduces FIFO (splitting a lot), and reverses into a new position', () => {
     const book = new PositionBook({ mode: 'netting', instruments: [BTCUSD] });
     const account = new Account({ initialCapital: '1000', unrealized: book });

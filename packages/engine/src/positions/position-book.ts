@@ -87,6 +87,11 @@ export interface FillOrder {
   positionId?: string;
   /** Reason written on the lots this fill closes; default `Normal`. */
   closeReason?: CloseReason;
+  /**
+   * `false` when nobody reads the outcome's position events: then none are made (each is a snapshot
+   * of a position the fill changed, two for a reversal, and most runs subscribe to none).
+   */
+  events?: boolean;
 }
 
 /** One execution, already priced (slippage applied) and charged (commission in USD) by the caller. */
@@ -538,6 +543,7 @@ export class PositionBook {
     this.lastFillBase.set(fill.symbol, figures.basePriceText);
     const outcome = new Outcome(fill.orderId, fill.symbol, fill.time, figures.commission);
 
+    const events = fill.events !== false;
     if (target && closing.length > 0) {
       target.rememberAverage();
       for (let index = 0; index < closing.length; index++) {
@@ -560,8 +566,9 @@ export class PositionBook {
       if (target.isFlat) {
         this.open.delete(target.id);
         if (this.bySymbol.get(target.symbol) === target) this.bySymbol.delete(target.symbol);
-        outcome.events.push({ type: 'POSITION_CLOSED', time: fill.time, position: this.snapshot(target) });
-      } else {
+        if (events)
+          outcome.events.push({ type: 'POSITION_CLOSED', time: fill.time, position: this.snapshot(target) });
+      } else if (events) {
         outcome.events.push({ type: 'POSITION_MODIFIED', time: fill.time, position: this.snapshot(target) });
       }
     }
@@ -587,11 +594,12 @@ export class PositionBook {
       this.keepLot(lot);
       if (lot.entry_commission !== undefined) this.lotTotals.addCommission(entryCommission);
       outcome.openedLots.push(lot);
-      outcome.events.push({
-        type: adding ? 'POSITION_MODIFIED' : 'POSITION_OPENED',
-        time: fill.time,
-        position: this.snapshot(position),
-      });
+      if (events)
+        outcome.events.push({
+          type: adding ? 'POSITION_MODIFIED' : 'POSITION_OPENED',
+          time: fill.time,
+          position: this.snapshot(position),
+        });
     }
     return outcome;
   }
