@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec } from '@hindsight/core';
 import { closeLot, formatTradeId, lotCommission, openLot, splitLot } from '../src/index.ts';
+import { writeClosedLot, writeOpenLot } from '../src/results/trade-lot.ts';
 
 const opened = () =>
   openLot({
@@ -148,3 +149,67 @@ function closedInput() {
     closeReason: 'Normal' as const,
   };
 }
+
+describe('lot records written from texts', () => {
+  const ORDER = [
+    'id',
+    'state',
+    'instrument_symbol',
+    'open_price',
+    'units',
+    'direction',
+    'opened_at',
+    'opened_by_order_id',
+    'base_open_price',
+    'open_slippage_bps',
+    'entry_commission',
+    'close_price',
+    'closed_at',
+    'closed_by_order_id',
+    'realized_pnl',
+    'close_reason',
+    'base_close_price',
+    'close_slippage_bps',
+    'exit_commission',
+  ];
+
+  it('keep one key order, with every optional field present or absent (and zero commissions omitted)', () => {
+    for (let mask = 0; mask < 256; mask++) {
+      const pick = (bit: number, text: string) => ((mask >> bit) & 1 ? text : undefined);
+      const zeroOr = (bit: number, text: string) => ((mask >> bit) & 1 ? text : '0');
+      const open = writeOpenLot({
+        id: '000000001',
+        instrumentSymbol: 'C:BTCUSD',
+        direction: 'Long',
+        units: '0.5',
+        openPrice: '42000.5',
+        baseOpenPrice: pick(0, '42000'),
+        openSlippageBps: pick(1, '0.5'),
+        entryCommission: mask & 64 ? zeroOr(2, '2.1') : pick(2, '2.1'),
+        openedAt: 1_704_067_200_000,
+        openedByOrderId: 'ord-000000001',
+      });
+      const closed = writeClosedLot(open, {
+        closePrice: '42100',
+        baseClosePrice: pick(3, '42102'),
+        closeSlippageBps: pick(4, '0.5'),
+        exitCommission: mask & 128 ? zeroOr(5, '2.2') : pick(5, '2.2'),
+        closedAt: 1_704_067_260_000,
+        closedByOrderId: 'ord-000000002',
+        realizedPnl: '49.75',
+        closeReason: 'Normal',
+      });
+      for (const lot of [open, closed]) {
+        const keys = Object.keys(lot);
+        assert.deepEqual(
+          keys,
+          ORDER.filter((k) => keys.includes(k)),
+          `mask ${mask}`,
+        );
+        for (const value of Object.values(lot))
+          assert.ok(value !== undefined && value !== '0', `mask ${mask}`);
+      }
+      assert.equal(Object.keys(open).length, 8 + ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)));
+    }
+  });
+});

@@ -154,7 +154,7 @@ function assertPositiveUnits(units: Dec): void {
 
 /** The record of an open lot from canonical texts (the caller has checked the amounts). */
 export function writeOpenLot(fields: OpenLotFields): OpenTradeLot {
-  const lot: OpenTradeLot = {
+  return withoutAbsent({
     id: fields.id,
     state: 'Open',
     instrument_symbol: fields.instrumentSymbol,
@@ -163,12 +163,10 @@ export function writeOpenLot(fields: OpenLotFields): OpenTradeLot {
     direction: fields.direction,
     opened_at: fields.openedAt,
     opened_by_order_id: fields.openedByOrderId,
-  };
-  if (fields.baseOpenPrice !== undefined) lot.base_open_price = fields.baseOpenPrice;
-  if (fields.openSlippageBps !== undefined) lot.open_slippage_bps = fields.openSlippageBps;
-  if (fields.entryCommission !== undefined && fields.entryCommission !== '0')
-    lot.entry_commission = fields.entryCommission;
-  return lot;
+    base_open_price: fields.baseOpenPrice,
+    open_slippage_bps: fields.openSlippageBps,
+    entry_commission: amountOrAbsent(fields.entryCommission),
+  });
 }
 
 /** A new open lot. Optional inputs that are absent stay absent; a zero commission is omitted. */
@@ -193,9 +191,7 @@ export function openLot(input: OpenLotInput): OpenTradeLot {
 /** The closed version of an open lot from canonical texts; the open record is left as it was. */
 export function writeClosedLot(lot: OpenTradeLot, fields: CloseLotFields): ClosedTradeLot {
   if (lot.state !== 'Open') throw new RangeError(`trade ${lot.id} is not open`);
-  // Written field by field (not spread from the open lot): the same key order, without the slow
-  // objects a spread of a dozen fields plus later additions makes in V8.
-  const closed: ClosedTradeLot = {
+  return withoutAbsent({
     id: lot.id,
     state: 'Closed',
     instrument_symbol: lot.instrument_symbol,
@@ -204,20 +200,36 @@ export function writeClosedLot(lot: OpenTradeLot, fields: CloseLotFields): Close
     direction: lot.direction,
     opened_at: lot.opened_at,
     opened_by_order_id: lot.opened_by_order_id,
-  } as ClosedTradeLot;
-  if (lot.base_open_price !== undefined) closed.base_open_price = lot.base_open_price;
-  if (lot.open_slippage_bps !== undefined) closed.open_slippage_bps = lot.open_slippage_bps;
-  if (lot.entry_commission !== undefined) closed.entry_commission = lot.entry_commission;
-  closed.close_price = fields.closePrice;
-  closed.closed_at = fields.closedAt;
-  closed.closed_by_order_id = fields.closedByOrderId;
-  closed.realized_pnl = fields.realizedPnl;
-  closed.close_reason = fields.closeReason;
-  if (fields.baseClosePrice !== undefined) closed.base_close_price = fields.baseClosePrice;
-  if (fields.closeSlippageBps !== undefined) closed.close_slippage_bps = fields.closeSlippageBps;
-  if (fields.exitCommission !== undefined && fields.exitCommission !== '0')
-    closed.exit_commission = fields.exitCommission;
-  return closed;
+    base_open_price: lot.base_open_price,
+    open_slippage_bps: lot.open_slippage_bps,
+    entry_commission: lot.entry_commission,
+    close_price: fields.closePrice,
+    closed_at: fields.closedAt,
+    closed_by_order_id: fields.closedByOrderId,
+    realized_pnl: fields.realizedPnl,
+    close_reason: fields.closeReason,
+    base_close_price: fields.baseClosePrice,
+    close_slippage_bps: fields.closeSlippageBps,
+    exit_commission: amountOrAbsent(fields.exitCommission),
+  });
+}
+
+/** A commission text as a lot writes it: absent when zero (decision 6). */
+const amountOrAbsent = (text: string | undefined): string | undefined => (text === '0' ? undefined : text);
+
+/**
+ * A lot record with its `undefined` fields left out (absent, not `undefined`-valued), in the same key
+ * order. A fill's usual lot has every field and is returned as written: one literal keeps all its
+ * fields in the object, where fields added one by one go to a separate property array through a chain
+ * of shape changes (more to copy for the collector, for a record kept the whole run).
+ */
+function withoutAbsent<T extends TradeLot>(full: { [K in keyof T]: T[K] | undefined }): T {
+  let complete = true;
+  for (const key in full) if (full[key] === undefined) complete = false;
+  if (complete) return full as T;
+  const lot: Partial<T> = {};
+  for (const key in full) if (full[key] !== undefined) lot[key] = full[key] as T[typeof key];
+  return lot as T;
 }
 
 /** The closed version of an open lot; the open record is left as it was. */
