@@ -147,6 +147,10 @@ class Gateway {
   private call<T>(method: string, path: string, body: unknown): Promise<T> {
     const id = `${RUN_ID}-r${++this.calls}`;
     return new Promise<T>((resolve, reject) => {
+      if (this.ws.readyState !== WebSocket.OPEN) {
+        reject(new GatewayError(undefined, 'NETWORK_ERROR', 'the connection to the gateway is closed'));
+        return;
+      }
       const timer = setTimeout(
         () =>
           this.settle(
