@@ -115,6 +115,9 @@ export interface CloseLotInput {
 }
 
 const canonical = (value: DecimalInput): string => toDecimalString(value);
+/** An optional input's canonical text; absent stays absent (the record leaves it out). */
+const canonicalIfPresent = (value: DecimalInput | undefined): string | undefined =>
+  value === undefined ? undefined : canonical(value);
 
 /** An open lot's fields as canonical texts (how the position book writes its lots, without parsing). */
 export interface OpenLotFields {
@@ -180,9 +183,9 @@ export function openLot(input: OpenLotInput): OpenTradeLot {
     direction: input.direction,
     units: toDecimalString(units),
     openPrice: canonical(input.openPrice),
-    ...(input.baseOpenPrice !== undefined && { baseOpenPrice: canonical(input.baseOpenPrice) }),
-    ...(input.openSlippageBps !== undefined && { openSlippageBps: canonical(input.openSlippageBps) }),
-    ...(input.entryCommission !== undefined && { entryCommission: canonical(input.entryCommission) }),
+    baseOpenPrice: canonicalIfPresent(input.baseOpenPrice),
+    openSlippageBps: canonicalIfPresent(input.openSlippageBps),
+    entryCommission: canonicalIfPresent(input.entryCommission),
     openedAt: input.openedAt,
     openedByOrderId: input.openedByOrderId,
   });
@@ -239,9 +242,9 @@ export function closeLot(lot: OpenTradeLot, input: CloseLotInput): ClosedTradeLo
   if (input.closedAt < lot.opened_at) throw new RangeError(`trade ${lot.id} cannot close before it opened`);
   return writeClosedLot(lot, {
     closePrice: canonical(input.closePrice),
-    ...(input.baseClosePrice !== undefined && { baseClosePrice: canonical(input.baseClosePrice) }),
-    ...(input.closeSlippageBps !== undefined && { closeSlippageBps: canonical(input.closeSlippageBps) }),
-    ...(input.exitCommission !== undefined && { exitCommission: canonical(input.exitCommission) }),
+    baseClosePrice: canonicalIfPresent(input.baseClosePrice),
+    closeSlippageBps: canonicalIfPresent(input.closeSlippageBps),
+    exitCommission: canonicalIfPresent(input.exitCommission),
     closedAt: input.closedAt,
     closedByOrderId: input.closedByOrderId,
     realizedPnl: canonical(input.realizedPnl),
