@@ -88,6 +88,29 @@ export function ticksToDecimalString(ticks: number, decimals: number): string {
 }
 
 const POWERS_OF_TEN: readonly number[] = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** 10^0 .. 10^22: every one an exact float. */
+const EXACT_POWERS_OF_TEN: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * 10^decimals as a float, looked up: `10 ** decimals` with a variable exponent is a call to `pow`,
+ * and the per-bar paths that divide by it run for every bar.
+ */
+export function powerOfTen(decimals: number): number {
+  return EXACT_POWERS_OF_TEN[decimals] ?? 10 ** decimals;
+}
+
+/**
+ * `ticks / 10^decimals` as the nearest float, which is exactly what parsing `ticksToDecimalString`
+ * gives: both operands are exact floats (a safe integer, a power of ten up to 10^22) and the division
+ * is correctly rounded. Otherwise the text is parsed.
+ */
+export function ticksToNumber(ticks: number, decimals: number): number {
+  const unit = EXACT_POWERS_OF_TEN[decimals];
+  return unit !== undefined && Number.isSafeInteger(ticks)
+    ? ticks / unit
+    : Number(ticksToDecimalString(ticks, decimals));
+}
 const ZEROS: readonly string[] = Array.from({ length: 16 }, (_, i) => '0'.repeat(i));
 
 function splitText(abs: number, decimals: number, unit: number): string {

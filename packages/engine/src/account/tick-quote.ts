@@ -1,4 +1,4 @@
-import { Dec, ticksToDecimalString } from '@hindsight/core';
+import { Dec, powerOfTen, ticksToDecimalString } from '@hindsight/core';
 import { type Scaled, scaledTicks } from './scaled-decimal.ts';
 
 /**
@@ -69,15 +69,15 @@ export class TickQuote {
 
   /** Floats, for deciding whether an exact computation is needed; never shown to a user. */
   bidApprox(): number {
-    return this.bidTicks / unitOf(this.decimals);
+    return this.bidTicks / powerOfTen(this.decimals);
   }
 
   askApprox(): number {
-    return this.askTicks / unitOf(this.decimals);
+    return this.askTicks / powerOfTen(this.decimals);
   }
 
   midApprox(): number {
-    return (this.bidTicks + this.askTicks) / (2 * unitOf(this.decimals));
+    return (this.bidTicks + this.askTicks) / (2 * powerOfTen(this.decimals));
   }
 }
 
@@ -90,7 +90,3 @@ function canonicalTicks(ticks: number, decimals: number): Scaled {
   }
   return scaledTicks(value, scale);
 }
-
-/** 10^decimals as a float, looked up: the floats are read every bar while a position is open. */
-const UNITS: readonly number[] = Array.from({ length: 23 }, (_, decimals) => 10 ** decimals);
-const unitOf = (decimals: number): number => UNITS[decimals] ?? 10 ** decimals;

@@ -4,6 +4,7 @@ import {
   type SessionCalendar,
   type Timeframe,
   ticksToDecimalString,
+  ticksToNumber,
 } from '@hindsight/core';
 import { isoTime } from '../iso-time.ts';
 import type { Bar } from '../orders/order-types.ts';
@@ -181,21 +182,6 @@ export class CandleAggregator {
     return candle;
   }
 }
-
-/**
- * `ticks / 10^decimals` as the nearest float, which is what parsing its decimal string gives: both
- * operands are exact floats (a safe integer, a power of ten up to 10^22) and the division is correctly
- * rounded. Otherwise the string is parsed.
- */
-function ticksToNumber(ticks: number, decimals: number): number {
-  const unit = UNITS[decimals];
-  return unit !== undefined && Number.isSafeInteger(ticks)
-    ? ticks / unit
-    : Number(ticksToDecimalString(ticks, decimals));
-}
-
-/** 10^decimals, looked up (`10 ** decimals` with a variable exponent is a call to `pow`). */
-const UNITS: readonly number[] = Array.from({ length: 23 }, (_, decimals) => 10 ** decimals);
 
 const mid = (bid: number | undefined, ask: number | undefined): number =>
   ((bid as number) + (ask as number)) * 5;
