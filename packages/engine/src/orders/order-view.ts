@@ -1,4 +1,5 @@
 import { Dec, toDecimalString } from '@hindsight/core';
+import { isoTime } from '../iso-time.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
 import type { ParsedOrderRequest } from './order-request.ts';
 import { assertTransition, type OrderStatus } from './order-states.ts';
@@ -222,8 +223,7 @@ const DEC_PRECISION = Dec.precision;
 
 const dec = (value: Dec | null): string | null => (value === null ? null : toDecimalString(value));
 
-/** Epoch ms as ISO-8601 UTC with milliseconds (`2024-03-08T22:00:00.000Z`). */
-export const isoTime = (ms: number): string => new Date(ms).toISOString();
+export { isoTime };
 
 /** The wire Order: canonical decimal strings (decision 37), ISO-8601 UTC times, null when unset. */
 export function toWireOrder(order: OrderRecord): Order {

@@ -58,6 +58,7 @@ import {
 } from '../account/scaled-decimal.ts';
 import { TickQuote } from '../account/tick-quote.ts';
 import { flatText } from '../flat-text.ts';
+import { isoTime } from '../iso-time.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
 import { LotTotals } from '../results/lot-totals.ts';
 import {
@@ -228,7 +229,6 @@ const ZERO = new Exact(0);
 const SCALED_ZERO: Scaled = { value: 0n, scale: 0 };
 const sameAmount = (amount: Dec): Dec => amount;
 const directionOf = (side: PositionSide): TradeDirection => (side === 'LONG' ? 'Long' : 'Short');
-const isoTime = (ms: number): string => new Date(ms).toISOString();
 
 class Position {
   readonly lots: OpenTradeLot[] = [];
