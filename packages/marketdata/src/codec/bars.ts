@@ -304,13 +304,9 @@ export function decodeBarChunk(
   const w = weights as [number, number, number, number, number, number, number, number, number, number];
   const time = cols[0] as Float64Array;
   barTimes(time, n, w[0]);
-  const base = {
-    symbol,
-    priceDecimals: header.priceDecimals,
-    volumeDecimals: header.volumeDecimals,
-    length: n,
-    time,
-  };
+  // Literals in the interfaces' property order, not spreads: the engine reads a batch's columns for
+  // every bar, and a spread gave each decoded batch a hidden class of its own (megamorphic reads).
+  const { priceDecimals, volumeDecimals } = header;
   if (header.kind === 'bidask') {
     const [, o, c, h, l, ao, ac, ah, al, v] = cols as [
       Float64Array,
@@ -327,7 +323,11 @@ export function decodeBarChunk(
     reconstructOhlc(o, c, h, l, n, w[1], w[2], w[3], w[4]);
     reconstructAsk(o, c, h, l, ao, ac, ah, al, n, w[5], w[6], w[7], w[8]);
     return {
-      ...base,
+      symbol,
+      priceDecimals,
+      volumeDecimals,
+      length: n,
+      time,
       bidOpen: o,
       bidHigh: h,
       bidLow: l,
@@ -348,7 +348,18 @@ export function decodeBarChunk(
     Float64Array,
   ];
   reconstructOhlc(o, c, h, l, n, w[1], w[2], w[3], w[4]);
-  return { ...base, open: o, high: h, low: l, close: c, volume: v };
+  return {
+    symbol,
+    priceDecimals,
+    volumeDecimals,
+    length: n,
+    time,
+    open: o,
+    high: h,
+    low: l,
+    close: c,
+    volume: v,
+  };
 }
 
 function barTimes(time: Float64Array, n: number, weight: number): void {
