@@ -1,5 +1,7 @@
 import {
   type BidAskBarBatch,
+  type BidAskPriceColumns,
+  bidAskBarBatch,
   decimalStringToTicks,
   type SpreadModel,
   significantDecimals,
@@ -50,18 +52,13 @@ export function deriveBidAsk(
   const { extraDecimals, bidFactor, askFactor } = spreadFactors(model);
   const { open, high, low, close } = batch;
   if (extraDecimals === 0 && bidFactor === 1 && askFactor === 1) {
-    return bidAskBatch(batch, batch.priceDecimals, [open, high, low, close, open, high, low, close]);
+    return bidAskBarBatch(batch, [open, high, low, close, open, high, low, close]);
   }
   const buffer = scratch && scratch.length >= 8 * n ? scratch : new Float64Array(8 * n);
-  const column = (k: number) => buffer.subarray(k * n, (k + 1) * n);
-  const bidOpen = column(0);
-  const bidHigh = column(1);
-  const bidLow = column(2);
-  const bidClose = column(3);
-  const askOpen = column(4);
-  const askHigh = column(5);
-  const askLow = column(6);
-  const askClose = column(7);
+  const prices = Array.from({ length: 8 }, (_, k) =>
+    buffer.subarray(k * n, (k + 1) * n),
+  ) as BidAskPriceColumns;
+  const [bidOpen, bidHigh, bidLow, bidClose, askOpen, askHigh, askLow, askClose] = prices;
   // every product |price| x factor <= max |price| x askFactor: all are exact iff that bound is a safe integer
   let max = 0;
   for (let i = 0; i < n; i++) {
@@ -85,50 +82,5 @@ export function deriveBidAsk(
       `${batch.symbol}: prices too large for an exact spread at ${batch.priceDecimals + extraDecimals} decimals`,
     );
   }
-  return bidAskBatch(batch, batch.priceDecimals + extraDecimals, [
-    bidOpen,
-    bidHigh,
-    bidLow,
-    bidClose,
-    askOpen,
-    askHigh,
-    askLow,
-    askClose,
-  ]);
-}
-
-type PriceColumns = [
-  Float64Array,
-  Float64Array,
-  Float64Array,
-  Float64Array,
-  Float64Array,
-  Float64Array,
-  Float64Array,
-  Float64Array,
-];
-
-/**
- * The derived batch, written as one literal in BidAskBarBatch's property order (as the decoder writes
- * stored bid/ask batches): the engine reads a batch's columns for every bar, and batches built by
- * spreading an object each got a hidden class of their own, which made those reads megamorphic.
- */
-function bidAskBatch(batch: TradeBarBatch, priceDecimals: number, prices: PriceColumns): BidAskBarBatch {
-  const [bidOpen, bidHigh, bidLow, bidClose, askOpen, askHigh, askLow, askClose] = prices;
-  return {
-    symbol: batch.symbol,
-    priceDecimals,
-    volumeDecimals: batch.volumeDecimals,
-    length: batch.length,
-    time: batch.time,
-    bidOpen,
-    bidHigh,
-    bidLow,
-    bidClose,
-    askOpen,
-    askHigh,
-    askLow,
-    askClose,
-    volume: batch.volume,
-  };
+  return bidAskBarBatch({ ...batch, priceDecimals: batch.priceDecimals + extraDecimals }, prices);
 }

@@ -1,4 +1,9 @@
-import type { BidAskBarBatch, TradeBarBatch } from '@hindsight/core';
+import {
+  type BidAskBarBatch,
+  type BidAskPriceColumns,
+  bidAskBarBatch,
+  type TradeBarBatch,
+} from '@hindsight/core';
 import { DEFAULT_ZSTD_LEVEL, zstdCompress, zstdDecompress } from '../zstd.ts';
 import { MAX_VARINT_BYTES, readSignedVarints, writeSignedVarint } from './varint.ts';
 
@@ -304,40 +309,19 @@ export function decodeBarChunk(
   const w = weights as [number, number, number, number, number, number, number, number, number, number];
   const time = cols[0] as Float64Array;
   barTimes(time, n, w[0]);
-  // Literals in the interfaces' property order, not spreads: the engine reads a batch's columns for
-  // every bar, and a spread gave each decoded batch a hidden class of its own (megamorphic reads).
-  const { priceDecimals, volumeDecimals } = header;
+  const head = {
+    symbol,
+    priceDecimals: header.priceDecimals,
+    volumeDecimals: header.volumeDecimals,
+    length: n,
+    time,
+  };
   if (header.kind === 'bidask') {
-    const [, o, c, h, l, ao, ac, ah, al, v] = cols as [
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-    ];
+    // stored as time, bid open/close/high/low, ask open/close/high/low, volume
+    const [, o, c, h, l, ao, ac, ah, al, v] = cols as [Float64Array, ...BidAskPriceColumns, Float64Array];
     reconstructOhlc(o, c, h, l, n, w[1], w[2], w[3], w[4]);
     reconstructAsk(o, c, h, l, ao, ac, ah, al, n, w[5], w[6], w[7], w[8]);
-    return {
-      symbol,
-      priceDecimals,
-      volumeDecimals,
-      length: n,
-      time,
-      bidOpen: o,
-      bidHigh: h,
-      bidLow: l,
-      bidClose: c,
-      askOpen: ao,
-      askHigh: ah,
-      askLow: al,
-      askClose: ac,
-      volume: v,
-    };
+    return bidAskBarBatch({ ...head, volume: v }, [o, h, l, c, ao, ah, al, ac]);
   }
   const [, o, c, h, l, v] = cols as [
     Float64Array,
@@ -348,6 +332,8 @@ export function decodeBarChunk(
     Float64Array,
   ];
   reconstructOhlc(o, c, h, l, n, w[1], w[2], w[3], w[4]);
+  // Written out rather than spread from `head`, so that every trade batch shares one hidden class too.
+  const { priceDecimals, volumeDecimals } = head;
   return {
     symbol,
     priceDecimals,
