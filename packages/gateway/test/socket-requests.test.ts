@@ -152,6 +152,85 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
     }
   });
 
+  it('answers every endpoint and error exactly as HTTP does, call by call, on two runs at one bar', async () => {
+    const socketRun = await started();
+    const httpRun = await started();
+    type Answer = { status: number; body: unknown };
+    const viaSocket = async (method: string, path: string, body?: unknown): Promise<Answer> => {
+      const answer = await call(socketRun.t, socketRun.client, method, path, body);
+      return { status: answer.status, body: answer.body };
+    };
+    const viaHttp = async (method: string, path: string, body?: unknown): Promise<Answer> => {
+      const answer = await httpRun.t.api.request(method, path, body === undefined ? {} : { body });
+      return { status: answer.status, body: answer.text === '' ? undefined : answer.body };
+    };
+    /** The call over both; the two answers must be equal; returns the socket's. */
+    const both = async (method: string, path: string, body?: unknown): Promise<Answer> => {
+      const [socket, http] = [await viaSocket(method, path, body), await viaHttp(method, path, body)];
+      assert.deepEqual(socket, http, `${method} ${path}`);
+      return socket;
+    };
+    const statuses: number[] = [];
+    const expect = async (status: number, method: string, path: string, body?: unknown) => {
+      const answer = await both(method, path, body);
+      assert.equal(answer.status, status, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+      statuses.push(status);
+      return answer.body as { id: string };
+    };
+    try {
+      await expect(200, 'GET', '/v1/account');
+      await expect(200, 'GET', '/v1/capabilities');
+      await expect(200, 'GET', '/v1/circuit-breakers');
+      await expect(200, 'GET', '/v1/quotes/C:BTCUSD');
+      await expect(404, 'GET', '/v1/quotes/C:NOPEUSD');
+      await expect(400, 'GET', '/v1/quotes/bad%20symbol');
+      await expect(200, 'GET', '/v1/bars/C:BTCUSD?timeframe=1m&limit=3');
+      await expect(400, 'GET', '/v1/bars/C:BTCUSD?timeframe=7m');
+      await expect(400, 'GET', '/v1/bars/C:BTCUSD?timeframe=1m&colour=red');
+      const bought = await expect(201, 'POST', '/v1/orders', market('BUY', '0.05'));
+      await expect(400, 'POST', '/v1/orders', market('BUY', '-1'));
+      await expect(400, 'POST', '/v1/orders', market('BUY', '0.01', { order_type: 'LIMIT' }));
+      const limit = market('BUY', '0.01', {
+        order_type: 'LIMIT',
+        limit_price: '1000.00',
+        client_order_id: 'eq-1',
+      });
+      const resting = await expect(201, 'POST', '/v1/orders', limit);
+      await expect(200, 'POST', '/v1/orders', limit);
+      await expect(409, 'POST', '/v1/orders', { ...limit, limit_price: '1001.00' });
+      await expect(200, 'GET', '/v1/orders?client_order_id=eq-1');
+      await expect(200, 'GET', '/v1/orders?status=OPEN&status=FILLED');
+      await expect(400, 'GET', '/v1/orders?limit=0');
+      await expect(200, 'GET', '/v1/orders/history?limit=5');
+      await expect(200, 'GET', `/v1/orders/${bought.id}`);
+      await expect(200, 'GET', `/v1/orders/${resting.id}/`);
+      await expect(200, 'PATCH', `/v1/orders/${resting.id}`, { limit_price: '1002.00' });
+      await expect(200, 'DELETE', `/v1/orders/${resting.id}`);
+      await expect(409, 'DELETE', `/v1/orders/${resting.id}`);
+      await expect(404, 'GET', '/v1/orders/ord-none');
+      await expect(200, 'DELETE', '/v1/orders?symbol=C:BTCUSD');
+      const positions = (await expect(200, 'GET', '/v1/positions')) as unknown as { id: string }[];
+      const position = positions[0]?.id as string;
+      await expect(200, 'GET', `/v1/positions/${position}`);
+      await expect(404, 'GET', '/v1/positions/pos-none');
+      await expect(409, 'PATCH', `/v1/positions/${position}`, { stop_loss: '1000.00' }); // no leg to move
+      await expect(400, 'PATCH', `/v1/positions/${position}`, { stop_loss: 12 });
+      await expect(200, 'GET', '/v1/trades?limit=5');
+      await expect(400, 'GET', '/v1/trades?since=yesterday');
+      await expect(200, 'DELETE', `/v1/positions/${position}`, { quantity: '0.01' });
+      await expect(200, 'DELETE', '/v1/positions');
+      await expect(400, 'POST', '/v1/circuit-breakers/reset', {});
+      await expect(200, 'GET', '/v1/openapi.json');
+      await expect(400, 'GET', '/v1/nothing-here');
+      await expect(400, 'PUT', '/v1/orders');
+      await expect(200, 'GET', '/v1/account');
+      assert.deepEqual([...new Set(statuses)].sort(), [200, 201, 400, 404, 409]);
+    } finally {
+      await socketRun.t.gateway.close();
+      await httpRun.t.gateway.close();
+    }
+  });
+
   it('answers pipelined requests in order and holds later frames until each is answered', async () => {
     const { t, client } = await started();
     try {

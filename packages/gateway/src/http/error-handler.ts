@@ -32,22 +32,32 @@ export function toGatewayError(error: unknown, log: FastifyRequest['log']): Gate
   return new GatewayError('INTERNAL_ERROR', 'Unexpected gateway failure.');
 }
 
+/** The status and ApiError body a failure answers with (over HTTP and over the socket). */
+export function errorAnswer(
+  error: unknown,
+  log: FastifyRequest['log'],
+  requestId: string,
+): { status: number; body: ReturnType<GatewayError['toBody']> } {
+  const gatewayError = toGatewayError(error, log);
+  const body = gatewayError.toBody();
+  if (gatewayError.code === 'INTERNAL_ERROR') body.message += ` Request id: ${requestId}.`;
+  return { status: gatewayError.status, body };
+}
+
+/** The answer to a path no route has. */
+export const notFoundError = (method: string, url: string): GatewayError =>
+  new GatewayError(
+    'INVALID_REQUEST',
+    `${method} ${url.split('?')[0]} is not a gateway endpoint; see /v1/openapi.json.`,
+  );
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const gatewayError = toGatewayError(error, request.log);
-    const body = gatewayError.toBody();
-    if (gatewayError.code === 'INTERNAL_ERROR') body.message += ` Request id: ${request.id}.`;
-    return reply
-      .code(gatewayError.status)
-      .type('application/json; charset=utf-8')
-      .serializer(JSON.stringify)
-      .send(body);
+    const { status, body } = errorAnswer(error, request.log, request.id);
+    return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const body = new GatewayError(
-      'INVALID_REQUEST',
-      `${request.method} ${request.url.split('?')[0]} is not a gateway endpoint; see /v1/openapi.json.`,
-    ).toBody();
+    const body = notFoundError(request.method, request.url).toBody();
     return reply.code(400).type('application/json; charset=utf-8').send(body);
   });
 }

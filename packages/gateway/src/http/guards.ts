@@ -54,39 +54,46 @@ export function registerGuards(app: FastifyInstance, ctx: GatewayContext): void 
       if (!sameKey(key, apiKey))
         throw new GatewayError('UNAUTHORIZED', 'The API key is not valid for this gateway.');
     }
-    if (config.unmetered) return;
-    const decision = ctx.rateLimit.take();
-    if (decision.allowed) {
-      if (decision.warn) {
-        ctx.stream.broadcast({
-          type: 'rate_limit',
-          event: 'RATE_LIMIT_WARNING',
-          requests_remaining: decision.remaining,
-          reset_at: new Date(decision.resetAt).toISOString(),
-          timestamp: new Date(ctx.provider.now).toISOString(),
-        });
-      }
-      return;
-    }
-    ctx.metrics.rateLimited();
-    if (decision.firstRefusal) {
+    if (!config.unmetered) meter(ctx);
+  });
+}
+
+/**
+ * The ingress rate limit (429 RATE_LIMITED), with its `rate_limit` events before and at the limit:
+ * for every metered route, over HTTP and over the socket (`route-table.ts`).
+ */
+export function meter(ctx: GatewayContext): void {
+  const decision = ctx.rateLimit.take();
+  if (decision.allowed) {
+    if (decision.warn) {
       ctx.stream.broadcast({
         type: 'rate_limit',
-        event: 'RATE_LIMIT_HIT',
-        requests_remaining: 0,
+        event: 'RATE_LIMIT_WARNING',
+        requests_remaining: decision.remaining,
         reset_at: new Date(decision.resetAt).toISOString(),
         timestamp: new Date(ctx.provider.now).toISOString(),
       });
     }
-    throw new GatewayError(
-      'RATE_LIMITED',
-      `The gateway accepts ${ctx.rateLimit.limit} requests per minute; retry after ${decision.retryAfterSeconds} s.`,
-      {
-        retry_after_seconds: decision.retryAfterSeconds,
-        reset_at: new Date(decision.resetAt).toISOString(),
-      },
-    );
-  });
+    return;
+  }
+  ctx.metrics.rateLimited();
+  if (decision.firstRefusal) {
+    ctx.stream.broadcast({
+      type: 'rate_limit',
+      event: 'RATE_LIMIT_HIT',
+      requests_remaining: 0,
+      reset_at: new Date(decision.resetAt).toISOString(),
+      timestamp: new Date(ctx.provider.now).toISOString(),
+    });
+  }
+  throw new GatewayError(
+    'RATE_LIMITED',
+    `The gateway accepts ${ctx.rateLimit.limit} requests per minute; retry after ${decision.retryAfterSeconds} s.`,
+    {
+      retry_after_seconds: decision.retryAfterSeconds,
+      reset_at: new Date(decision.resetAt).toISOString(),
+    },
+  );
 }
 
 /** 503 SHUTTING_DOWN for requests that would open new orders once SIGTERM arrived. */

@@ -13,12 +13,13 @@ import { orderRoutes } from '../routes/orders.ts';
 import { positionRoutes } from '../routes/positions.ts';
 import { streamRoutes } from '../routes/stream.ts';
 import { systemRoutes } from '../routes/system.ts';
-import { isSocketRequest, SocketRequests } from '../stream/socket-requests.ts';
+import { SocketRequests } from '../stream/socket-requests.ts';
 import type { StrategyConnection } from '../stream/strategy-connection.ts';
 import type { GatewayContext } from './context.ts';
 import { registerErrorHandler } from './error-handler.ts';
 import { registerGuards } from './guards.ts';
 import { requestValidatorCompiler } from './request-validation.ts';
+import { RouteTable } from './route-table.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -89,11 +90,10 @@ export async function buildGatewayServer(
   registerErrorHandler(app);
   registerGuards(app, ctx);
   // The events of an order call wait for the end of this round of I/O (stream/event-stream.ts); the
-  // answer follows them, so a strategy has the order's events when it has the handle. A call over
-  // the socket answers in a frame queued behind those events, and both leave in one write.
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    if (isSocketRequest(request)) done(null, payload);
-    else ctx.stream.afterFlush(() => done(null, payload));
+  // answer follows them, so a strategy has the order's events when it has the handle. (A call over
+  // the socket does not come this way: its response frame is queued behind those events.)
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    ctx.stream.afterFlush(() => done(null, payload));
   });
   app.addHook('onResponse', async (request, reply) => {
     // A refused WebSocket upgrade (401, 400 ...): nobody owns the raw socket, so end it here, or
@@ -126,6 +126,11 @@ export async function buildGatewayServer(
   if (ctx.settings.enableSwagger) {
     await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v1/openapi.json' } });
   }
+  // Every route, as registered, is also callable over the strategy's socket (route-table.ts), which
+  // runs the guards' rate limit itself: a new global hook must be run there too. Added before the
+  // WebSocket plugin, whose own onRoute hook wraps every handler for upgrades.
+  const routes = new RouteTable(ctx, app.log);
+  app.addHook('onRoute', (route) => routes.add(route));
   // Client frames are checked for UTF-8 by the connection (client-frames.ts): an invalid one gets an
   // INVALID_MESSAGE error event instead of a closed socket, and the common ack skips the check.
   await app.register(websocket, {
@@ -136,8 +141,7 @@ export async function buildGatewayServer(
   await app.register(positionRoutes, { ctx });
   await app.register(marketRoutes, { ctx });
   await app.register(systemRoutes, { ctx });
-  // Requests over the socket go through the root instance, so every route and hook applies.
-  const requests = new SocketRequests((options) => app.inject(options), ctx.settings.apiKey);
+  const requests = new SocketRequests(routes);
   await app.register(streamRoutes, { ctx, connections, requests });
   app.get(
     '/v1/openapi.json',

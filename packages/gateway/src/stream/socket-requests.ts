@@ -1,4 +1,4 @@
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { RouteAnswer } from '../http/route-table.ts';
 import type { RequestFrame } from './client-frames.ts';
 
 /**
@@ -11,53 +11,29 @@ import type { RequestFrame } from './client-frames.ts';
  * connection lets a strategy send an order and its ack together (the order is placed before time
  * moves) and have an order's events before its answer, which HTTP beside the WebSocket cannot
  * promise. Exchanges take orders over their streaming socket too (Binance's WebSocket API, Kraken's
- * and OKX's order entry over WebSocket). Per order it costs what HTTP does: the route's work
- * dominates either way (bench/gateway.ts, sequential orders).
+ * and OKX's order entry over WebSocket).
  *
- * The call runs through the gateway's own routes with Fastify's `inject` (no socket, no HTTP
- * parsing), so validation, errors, idempotency, the rate limit, the circuit breakers, shutdown and
- * metrics are the REST ones, with nothing written twice. The socket authenticated at its upgrade,
- * so the call carries the gateway's key.
+ * The call runs the gateway's own routes through the route table (`http/route-table.ts`, no mock
+ * HTTP request), so validation, errors, idempotency, the rate limit, the circuit breakers, shutdown
+ * and metrics are the REST ones, with nothing written twice. The socket authenticated at its upgrade.
  */
-export type Inject = (options: InjectOptions) => Promise<LightMyRequestResponse>;
-
-/**
- * The remote address a call over the socket shows the routes: not an IP address, so no HTTP client
- * can present it. The server's reply hook reads it (`isSocketRequest`): such a response need not
- * wait for the call's events to be written, since it is queued behind them on the same socket.
- */
-const SOCKET_ADDRESS = 'websocket';
-
-export const isSocketRequest = (request: { ip: string }): boolean => request.ip === SOCKET_ADDRESS;
+export interface RouteCaller {
+  call(method: string, path: string, body: unknown): Promise<RouteAnswer>;
+}
 
 export class SocketRequests {
-  private readonly headers: Record<string, string>;
-
-  constructor(
-    private readonly inject: Inject,
-    apiKey: string | undefined,
-  ) {
-    this.headers = apiKey === undefined ? {} : { 'x-api-key': apiKey };
-  }
+  constructor(private readonly routes: RouteCaller) {}
 
   /**
    * Runs the call; resolves with the response frame's text up to its `timestamp` and `seq`, which
    * the stream adds when it sends it (`responseText`).
    */
   async run(frame: RequestFrame): Promise<string> {
-    const hasBody = frame.body !== undefined;
-    const response = await this.inject({
-      method: frame.method,
-      url: frame.path,
-      remoteAddress: SOCKET_ADDRESS,
-      headers: hasBody ? { ...this.headers, 'content-type': 'application/json' } : this.headers,
-      ...(hasBody && { payload: JSON.stringify(frame.body) }),
-    });
+    const answer = await this.routes.call(frame.method, frame.path, frame.body);
     // The routes answer JSON (serialised once, here embedded as it is); anything else travels as text.
-    const body = response.payload;
-    const json = String(response.headers['content-type'] ?? '').startsWith('application/json');
-    const bodyField = body.length === 0 ? '' : `,"body":${json ? body : JSON.stringify(body)}`;
-    return `{"type":"response","request_id":${JSON.stringify(frame.request_id)},"status":${response.statusCode}${bodyField}`;
+    const body = answer.payload;
+    const bodyField = body.length === 0 ? '' : `,"body":${answer.json ? body : JSON.stringify(body)}`;
+    return `{"type":"response","request_id":${JSON.stringify(frame.request_id)},"status":${answer.status}${bodyField}`;
   }
 }
 
