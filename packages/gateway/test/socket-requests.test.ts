@@ -189,6 +189,11 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
       await expect(400, 'GET', '/v1/bars/C:BTCUSD?timeframe=1m&colour=red');
       const bought = await expect(201, 'POST', '/v1/orders', market('BUY', '0.05'));
       await expect(400, 'POST', '/v1/orders', market('BUY', '-1'));
+      // A key Fastify's JSON parser refuses (prototype poisoning), as JSON.parse leaves it in a body.
+      const poisoned = JSON.parse(
+        `{"__proto__":{"admin":true},${JSON.stringify(market('BUY', '0.01')).slice(1)}`,
+      );
+      await expect(400, 'POST', '/v1/orders', poisoned);
       await expect(400, 'POST', '/v1/orders', market('BUY', '0.01', { order_type: 'LIMIT' }));
       const limit = market('BUY', '0.01', {
         order_type: 'LIMIT',

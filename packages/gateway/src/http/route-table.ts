@@ -1,6 +1,13 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import {
+  errorCodes,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import FindMyWay from 'find-my-way';
+import secureJson from 'secure-json-parse';
 import type { z } from 'zod';
 import type { GatewayContext } from './context.ts';
 import { errorAnswer, notFoundError } from './error-handler.ts';
@@ -115,6 +122,7 @@ export class RouteTable {
     const route = found.store as Route;
     try {
       if (route.metered) meter(this.ctx);
+      refusePoisonedBody(body);
       const params = validated(route.params, found.params);
       const query = validated(route.query, found.searchParams);
       const reply = new SocketReply();
@@ -153,6 +161,19 @@ export class RouteTable {
       route.serializers.get('default') ??
       JSON.stringify;
     return { status, payload: serialize(payload), json: true };
+  }
+}
+
+/**
+ * A body Fastify's JSON parser refuses (`__proto__` or `constructor.prototype` keys, its default
+ * poisoning protection) is refused alike: the frame's body was parsed by plain `JSON.parse`.
+ */
+function refusePoisonedBody(body: unknown): void {
+  if (body === null || typeof body !== 'object') return;
+  try {
+    secureJson.scan(body, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
   }
 }
 
