@@ -49,7 +49,7 @@ import {
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { lazyWireTrade } from './orders/trade-view.ts';
-import { type FillFigures, figuresOf, pricedInUsd } from './positions/fill-figures.ts';
+import { type FillFigures, figuresOf, fillUnitsOf, pricedInUsd } from './positions/fill-figures.ts';
 import {
   type CapturedPositions,
   type FillOutcome,
@@ -1428,7 +1428,15 @@ export class SimulationEngine {
     if (currency === ACCOUNT_CURRENCY) {
       const scaledBase =
         base instanceof TickQuote ? (side === 'BUY' ? base.askScaled() : base.bidScaled()) : scaledOf(base);
-      const figures = pricedInUsd(scaledOf(units), scaledBase, side, this.slippage, this.commission);
+      const fillUnits = fillUnitsOf(units);
+      const figures = pricedInUsd(
+        fillUnits.scaled,
+        scaledBase,
+        side,
+        this.slippage,
+        this.commission,
+        fillUnits.text,
+      );
       if (figures) return figures;
     }
     const basePrice = base instanceof TickQuote ? quoteOn(base, side) : base;

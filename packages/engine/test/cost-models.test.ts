@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { type Scaled, scaledOfText, scaledText } from '../src/account/scaled-decimal.ts';
 import { type CommissionSettings, commissionFor, commissionScaled } from '../src/models/commission.ts';
 import { applySlippage, type SlippageSettings, slippageBps } from '../src/models/slippage.ts';
-import { pricedInUsd } from '../src/positions/fill-figures.ts';
+import { fillUnitsOf, pricedInUsd } from '../src/positions/fill-figures.ts';
 
 const settings = { base_slippage_bps: '1', size_impact_bps_per_100k: '0.5', max_slippage_bps: '2' };
 
@@ -90,6 +90,19 @@ describe('cost models in scaled integers (the engine prices USD fills so)', () =
         { model: 'zero' },
       ),
       undefined,
+    );
+  });
+
+  it('read a fill’s units once per decimal, as the scaled integer and canonical text the figures carry', () => {
+    fc.assert(
+      fc.property(amount, (text) => {
+        const units = new Dec(text);
+        const read = fillUnitsOf(units);
+        assert.equal(read.text, toDecimalString(units));
+        assert.equal(scaledText(read.scaled), toDecimalString(units));
+        assert.equal(fillUnitsOf(units), read);
+      }),
+      { numRuns: RUNS },
     );
   });
 

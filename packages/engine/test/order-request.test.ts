@@ -346,6 +346,21 @@ describe('validateOrderRequest: a body of the required fields only', () => {
   });
 });
 
+describe('validateOrderRequest: decimals shared between requests', () => {
+  it('gives requests of the same text one decimal, of its value, and parses each new text anew', () => {
+    const parse = (quantity: string) => {
+      const result = validateOrderRequest({ ...market, quantity }, rules);
+      assert.ok(result.ok);
+      return result.ok ? result.order.quantity : new Dec(0);
+    };
+    assert.equal(parse('1.50'), parse('1.50'));
+    assert.equal(toDecimalString(parse('1.50')), '1.5');
+    // Past the table's capacity, old texts are parsed again, to the same values.
+    for (let index = 1; index <= 600; index++) assert.equal(toDecimalString(parse(`${index}.0`)), `${index}`);
+    assert.equal(toDecimalString(parse('1.50')), '1.5');
+  });
+});
+
 describe('validateOrderRequest: valid requests', () => {
   it('parses decimals, applies defaults and ignores unknown fields', () => {
     const result = validateOrderRequest(

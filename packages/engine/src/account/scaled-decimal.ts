@@ -1,4 +1,4 @@
-import { Dec } from '@hindsight/core';
+import { Dec, powerOfTen } from '@hindsight/core';
 import { flatText } from '../flat-text.ts';
 
 /**
@@ -68,7 +68,7 @@ export function compare(a: Scaled, b: Scaled): number {
 
 /** The number as a float (approximations only: pre-checks that fall back to exact values near a tie). */
 export function scaledApprox(a: Scaled): number {
-  return a.scale === 0 ? Number(a.value) : Number(a.value) / 10 ** a.scale;
+  return a.scale === 0 ? Number(a.value) : Number(a.value) / powerOfTen(a.scale);
 }
 
 export function absolute(a: Scaled): Scaled {

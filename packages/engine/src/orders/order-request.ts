@@ -16,6 +16,7 @@ import {
   TRAILING_TYPES,
   type TrailingType,
 } from './order-types.ts';
+import { requestDecimal } from './request-decimals.ts';
 
 /**
  * Validation of `POST /v1/orders` and `PATCH /v1/orders/{id}` bodies (spec trading-gateway.md:
@@ -142,6 +143,11 @@ export class FieldReader {
     private readonly tickSize: Dec | undefined,
   ) {}
 
+  /** A reader checking prices against `tickSize` (a text: its decimal is shared from request to request). */
+  static of(body: Body, tickSize: string | undefined): FieldReader {
+    return new FieldReader(body, tickSize === undefined ? undefined : requestDecimal(tickSize));
+  }
+
   enumValue<T extends string>(field: string, values: readonly T[]): T | undefined | OrderRequestError {
     const value = read(this.body, field);
     if (value === undefined) return undefined;
@@ -182,7 +188,7 @@ export class FieldReader {
         `${field} must be a decimal string such as "1.5" (not a JSON number).`,
       );
     }
-    const parsed = new Dec(value);
+    const parsed = requestDecimal(value);
     if (!parsed.gt(0)) return invalidValue(field, value, `${field} must be greater than 0.`);
     if (onTick && this.tickSize && !parsed.mod(this.tickSize).isZero()) {
       const tick = toDecimalString(this.tickSize);
@@ -315,7 +321,7 @@ export function validateOrderRequest(body: unknown, rules: OrderRequestRules): O
   for (const field of REQUIRED) {
     if (read(body, field) === undefined) return invalidRequest(`${field} is required.`, { field });
   }
-  const fields = new FieldReader(body, rules.tickSize === undefined ? undefined : new Dec(rules.tickSize));
+  const fields = FieldReader.of(body, rules.tickSize);
 
   const symbol = read(body, 'symbol');
   if (typeof symbol !== 'string' || symbol.trim() === '') {
@@ -488,7 +494,7 @@ export function validateModifyOrderRequest(
   if (!isPlainObject(body)) {
     return invalidRequest('The modify request must be a JSON object.', { provided: jsonType(body) });
   }
-  const fields = new FieldReader(body, rules.tickSize === undefined ? undefined : new Dec(rules.tickSize));
+  const fields = FieldReader.of(body, rules.tickSize);
   const changes: ParsedOrderModification = {};
   for (const field of MODIFY_FIELDS) {
     const onTick =

@@ -79,10 +79,13 @@ export type TradeLot = OpenTradeLot | ClosedTradeLot;
  */
 export const TRADE_ID_WIDTH = 9;
 
+/** The first sequence too long for the width (a constant: `10 **` here was a `pow` call per lot). */
+const TRADE_ID_LIMIT = 10 ** TRADE_ID_WIDTH;
+
 /** `formatTradeId(1)` is `"000000001"`. */
 export function formatTradeId(sequence: number): string {
-  if (!Number.isSafeInteger(sequence) || sequence < 1 || sequence >= 10 ** TRADE_ID_WIDTH) {
-    throw new RangeError(`trade sequence must be an integer from 1 to ${10 ** TRADE_ID_WIDTH - 1}`);
+  if (!Number.isSafeInteger(sequence) || sequence < 1 || sequence >= TRADE_ID_LIMIT) {
+    throw new RangeError(`trade sequence must be an integer from 1 to ${TRADE_ID_LIMIT - 1}`);
   }
   return String(sequence).padStart(TRADE_ID_WIDTH, '0');
 }
