@@ -15,6 +15,7 @@ import { MarginMonitor, type MarginRequest } from './account/margin-monitor.ts';
 import { add, scaledOf, scaledText } from './account/scaled-decimal.ts';
 import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
+import { EventOutbox } from './event-outbox.ts';
 import { isoTime } from './iso-time.ts';
 import { type FillIntent, InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
@@ -49,7 +50,13 @@ import {
 import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { lazyWireTrade } from './orders/trade-view.ts';
-import { type FillFigures, figuresOf, fillUnitsOf, pricedInUsd } from './positions/fill-figures.ts';
+import {
+  type FillFigures,
+  figuresOf,
+  fillAmountOf,
+  fillUnitsOf,
+  pricedInUsd,
+} from './positions/fill-figures.ts';
 import {
   type CapturedPositions,
   type FillOutcome,
@@ -213,7 +220,7 @@ export class SimulationEngine {
   private readonly margin: MarginMonitor;
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
-  private outbox: EngineEvent[] = [];
+  private readonly outbox = new EventOutbox<EngineEvent>();
   /**
    * The request rules, made once: a closure made per call costs more than the check itself (under tsx
    * every named closure is also given its name with `Object.defineProperty`).
@@ -321,13 +328,13 @@ export class SimulationEngine {
       if (this.groupTime !== undefined && t !== this.groupTime) {
         this.closeGroup(this.groupTime + MINUTE_MS);
         this.groupTime = undefined;
-        if (this.outbox.length > 0) return { kind: 'events', events: this.drain() };
+        if (this.outbox.size > 0) return { kind: 'events', events: this.drain() };
       }
       if (this.groupTime === undefined && t > this.clock) {
         // A hole in the data: what falls in it (rollovers, DAY expiries, candle closes) happens at its
         // own time, at the last quotes, before the next bar.
         this.closeGroup(t);
-        if (this.outbox.length > 0) return { kind: 'events', events: this.drain() };
+        if (this.outbox.size > 0) return { kind: 'events', events: this.drain() };
       }
       this.groupTime = t;
       this.stamp = t + MINUTE_MS;
@@ -350,9 +357,7 @@ export class SimulationEngine {
 
   /** Events produced by order calls between batches (same simulated time). */
   drain(): EngineEvent[] {
-    const events = this.outbox;
-    this.outbox = [];
-    return events;
+    return this.outbox.take();
   }
 
   submitOrder(body: unknown): SubmitResult {
@@ -1357,12 +1362,14 @@ export class SimulationEngine {
     const figures = this.priceFill(state, order.side, units, basePrice);
     const outcome: FillOutcome = this.book.applyPriced(
       {
-        ...(positionId !== undefined && { positionId }),
+        // One literal with every field (absent ones undefined): conditional spreads copied the object
+        // through the runtime and gave the book a shape per combination.
+        positionId,
         orderId: order.id,
         symbol: order.symbol,
         side: order.side,
         time: at,
-        ...(closeReason && { closeReason }),
+        closeReason,
         // Read only for position_update events, and by a hedging bracket for its position's id.
         events:
           state.updates.has('position_update') ||
@@ -1426,17 +1433,8 @@ export class SimulationEngine {
   private priceFill(state: InstrumentState, side: Side, units: Dec, base: BasePrice): FillFigures {
     const currency = state.spec.denomination;
     if (currency === ACCOUNT_CURRENCY) {
-      const scaledBase =
-        base instanceof TickQuote ? (side === 'BUY' ? base.askScaled() : base.bidScaled()) : scaledOf(base);
-      const fillUnits = fillUnitsOf(units);
-      const figures = pricedInUsd(
-        fillUnits.scaled,
-        scaledBase,
-        side,
-        this.slippage,
-        this.commission,
-        fillUnits.text,
-      );
+      const baseAmount = base instanceof TickQuote ? base.amountOn(side) : fillAmountOf(scaledOf(base));
+      const figures = pricedInUsd(fillUnitsOf(units), baseAmount, side, this.slippage, this.commission);
       if (figures) return figures;
     }
     const basePrice = base instanceof TickQuote ? quoteOn(base, side) : base;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { type Scaled, scaledOfText, scaledText } from '../src/account/scaled-decimal.ts';
 import { type CommissionSettings, commissionFor, commissionScaled } from '../src/models/commission.ts';
 import { applySlippage, type SlippageSettings, slippageBps } from '../src/models/slippage.ts';
-import { fillUnitsOf, pricedInUsd } from '../src/positions/fill-figures.ts';
+import { fillAmountOf, fillUnitsOf, pricedInUsd } from '../src/positions/fill-figures.ts';
 
 const settings = { base_slippage_bps: '1', size_impact_bps_per_100k: '0.5', max_slippage_bps: '2' };
 
@@ -42,6 +42,7 @@ describe('commission model', () => {
 });
 
 describe('cost models in scaled integers (the engine prices USD fills so)', () => {
+  const amountOf = (text: string) => fillAmountOf(scaledOfText(text));
   const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
   /** Positive decimals of up to `digits` digits, `maxScale` of them in the fraction. */
   const positive = (digits: bigint, maxScale: number) =>
@@ -65,7 +66,7 @@ describe('cost models in scaled integers (the engine prices USD fills so)', () =
     fc.assert(
       fc.property(settings, commission, amount, amount, fc.boolean(), (slip, fee, units, base, buy) => {
         const side = buy ? 'BUY' : 'SELL';
-        const figures = pricedInUsd(scaledOfText(units), scaledOfText(base), side, slip, fee);
+        const figures = pricedInUsd(amountOf(units), amountOf(base), side, slip, fee);
         const slipped = applySlippage(slip, side, new Dec(base), new Dec(units).times(base));
         const charged = commissionFor(fee, new Dec(units).times(slipped.price));
         if (!figures) return;
@@ -83,8 +84,8 @@ describe('cost models in scaled integers (the engine prices USD fills so)', () =
     const long = scaledOfText(`1.${'3'.repeat(59)}`);
     assert.equal(
       pricedInUsd(
-        scaledOfText('1'),
-        long,
+        amountOf('1'),
+        fillAmountOf(long),
         'BUY',
         { base_slippage_bps: '1', size_impact_bps_per_100k: '0', max_slippage_bps: '0' } as SlippageSettings,
         { model: 'zero' },

@@ -92,6 +92,46 @@ describe('timeseries sampler', () => {
     );
   });
 
+  it('keeps the last point before every grid step and midnight, whatever the gaps between points', () => {
+    const gaps = fc.array(
+      fc.oneof(fc.integer({ min: 1, max: 3 * MINUTE }), fc.integer({ min: 1, max: 3 * DAY_MS })),
+      {
+        minLength: 1,
+        maxLength: 60,
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -5 * DAY_MS, max: 5 * DAY_MS }),
+        gaps,
+        fc.integer({ min: 1, max: 5000 }),
+        (offset, steps, maxGridPoints) => {
+          const startTime = start + offset;
+          const times: number[] = [];
+          for (const gap of steps) times.push((times.at(-1) ?? startTime) + gap);
+          const endTime = (times.at(-1) as number) + DAY_MS;
+          const options = { startTime, endTime, initialCapital: '1000', maxGridPoints };
+          const file = sampleTimeseries(
+            options,
+            times.map((time) => point(time, '1000')),
+          );
+          // A flat NAV keeps no peak or trough: the start, the boundary points and the final one.
+          const grid = gridStepFor(startTime, endTime, maxGridPoints);
+          const crosses = (a: number, b: number, step: number) => Math.ceil(a / step) * step < b;
+          const expected = [startTime, ...times].filter(
+            (time, index, all) =>
+              index === 0 ||
+              index === all.length - 1 ||
+              crosses(time, all[index + 1] as number, DAY_MS) ||
+              crosses(time, all[index + 1] as number, grid),
+          );
+          assert.deepEqual(file.timestamps, expected);
+        },
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 200) },
+    );
+  });
+
   it('keeps every new peak, the last point at the peak, recoveries and every new trough', () => {
     const file = sampleTimeseries(
       { startTime: start, endTime: start + 3650 * DAY_MS, initialCapital: '100' },

@@ -213,6 +213,14 @@ describe('tick quotes as scaled integers', () => {
           const quote = new TickQuote(bid, ask, decimals);
           assert.deepEqual(quote.bidScaled(), scaledOf(quote.bid));
           assert.deepEqual(quote.askScaled(), scaledOf(quote.ask));
+          for (const [side, decimal] of [
+            ['BUY', quote.ask],
+            ['SELL', quote.bid],
+          ] as const) {
+            const amount = quote.amountOn(side);
+            assert.deepEqual(amount.scaled, scaledOf(decimal));
+            assert.equal(amount.text, toDecimalString(decimal));
+          }
         },
       ),
     );

@@ -1,4 +1,5 @@
 import { Dec, powerOfTen, ticksToDecimalString } from '@hindsight/core';
+import { flatText } from '../flat-text.ts';
 import { type Scaled, scaledTicks } from './scaled-decimal.ts';
 
 /**
@@ -65,6 +66,20 @@ export class TickQuote {
 
   askScaled(): Scaled {
     return canonicalTicks(this.askTicks, this.decimals);
+  }
+
+  /**
+   * The price a `side` order trades at (the ask for a buy, the bid for a sell) as the scaled integer
+   * and the canonical text a fill's figures carry, both from the ticks: the text without a BigInt
+   * written out. Flat, as the lots keep it for the run (`flat-text.ts`).
+   */
+  amountOn(side: 'BUY' | 'SELL'): { scaled: Scaled; text: string } {
+    const buy = side === 'BUY';
+    const ticks = buy ? this.askTicks : this.bidTicks;
+    return {
+      scaled: buy ? this.askScaled() : this.bidScaled(),
+      text: flatText(ticksToDecimalString(ticks, this.decimals), ''),
+    };
   }
 
   /** Floats, for deciding whether an exact computation is needed; never shown to a user. */

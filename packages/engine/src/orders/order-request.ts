@@ -18,6 +18,9 @@ import {
 } from './order-types.ts';
 import { requestDecimal } from './request-decimals.ts';
 
+/** What a positive field is compared with (`gt(0)` makes a decimal of 0 on every call). */
+const ZERO = new Dec(0);
+
 /**
  * Validation of `POST /v1/orders` and `PATCH /v1/orders/{id}` bodies (spec trading-gateway.md:
  * OrderRequest, Errors; docs/fills.md "Orders, time in force, margin"). Checks run in three stages and
@@ -189,7 +192,7 @@ export class FieldReader {
       );
     }
     const parsed = requestDecimal(value);
-    if (!parsed.gt(0)) return invalidValue(field, value, `${field} must be greater than 0.`);
+    if (!parsed.gt(ZERO)) return invalidValue(field, value, `${field} must be greater than 0.`);
     if (onTick && this.tickSize && !parsed.mod(this.tickSize).isZero()) {
       const tick = toDecimalString(this.tickSize);
       return invalidValue(field, value, `${field} must be a multiple of the tick size ${tick}.`, {

@@ -169,7 +169,8 @@ export function withStatus(
  */
 export function withFill(order: OrderRecord, quantity: Dec, price: string, at: number): OrderRecord {
   const remaining = remainingQuantity(order);
-  if (!quantity.gt(0) || quantity.gt(remaining)) {
+  // Compared with a decimal constant: `gt(0)` would make a decimal of 0 for every fill.
+  if (!quantity.gt(ZERO) || (quantity !== remaining && quantity.gt(remaining))) {
     throw new RangeError(
       `order ${order.id}: fill of ${toDecimalString(quantity)} with ${toDecimalString(remaining)} remaining`,
     );

@@ -40,20 +40,23 @@ export function figuresOf(fill: {
   };
 }
 
-/** A fill's units as the scaled integer and the canonical text its figures carry. */
-export interface FillUnits {
+/** An amount of a fill (its units, its base price) as the scaled integer and the canonical text its figures carry. */
+export interface FillAmount {
   scaled: Scaled;
   text: string;
 }
 
-const unitsByDecimal = new WeakMap<Dec, FillUnits>();
+/** The amount with its text written from the integer. */
+export const fillAmountOf = (scaled: Scaled): FillAmount => ({ scaled, text: scaledText(scaled) });
+
+const unitsByDecimal = new WeakMap<Dec, FillAmount>();
 
 /**
  * The units of a fill of `units`, read and written once per decimal: orders of the same quantity
  * text share its decimal (`orders/request-decimals.ts`), so a strategy trading one size parses and
  * writes it once (a text read and written was ~0.3 us a fill), and its lots and trades share the text.
  */
-export function fillUnitsOf(units: Dec): FillUnits {
+export function fillUnitsOf(units: Dec): FillAmount {
   let known = unitsByDecimal.get(units);
   if (known === undefined) {
     const text = toDecimalString(units);
@@ -69,13 +72,14 @@ export function fillUnitsOf(units: Dec): FillUnits {
  * steps rounds; undefined when one would, for the caller to price the fill in decimals.
  */
 export function pricedInUsd(
-  units: Scaled,
-  basePrice: Scaled,
+  unitsAmount: FillAmount,
+  baseAmount: FillAmount,
   side: Side,
   slippage: SlippageSettings,
   commission: CommissionSettings,
-  unitsText = scaledText(units),
 ): FillFigures | undefined {
+  const units = unitsAmount.scaled;
+  const basePrice = baseAmount.scaled;
   const notional = multiply(units, basePrice);
   const slipped = fitsDec(notional) ? applySlippageScaled(slippage, side, basePrice, notional) : undefined;
   if (!slipped) return undefined;
@@ -84,10 +88,10 @@ export function pricedInUsd(
   if (!charged) return undefined;
   return {
     units,
-    unitsText,
+    unitsText: unitsAmount.text,
     price: slipped.price,
     priceText: scaledText(slipped.price),
-    basePriceText: scaledText(basePrice),
+    basePriceText: baseAmount.text,
     slippageBpsText: scaledText(slipped.bps),
     commission: charged,
   };

@@ -136,9 +136,21 @@ interface Held {
   keep: boolean;
 }
 
-/** True when some multiple of `step` lies in [a, b): the point at `a` is the last one at or before it. */
-function crossesBoundary(a: number, b: number, step: number): boolean {
-  return Math.ceil(a / step) * step < b;
+/**
+ * Whether some multiple of `step` lies in [a, b): then the point at `a` is the last one at or before it.
+ * The first multiple at or after `a` is kept from one offered point to the next (it changes once a
+ * step, where `Math.ceil(a / step) * step` was two divisions per bar). For safe-integer times the
+ * division is exact enough that the kept multiple is the one it would give.
+ */
+class StepBoundary {
+  private next = Number.NaN;
+
+  constructor(private readonly step: number) {}
+
+  crossedBetween(a: number, b: number): boolean {
+    if (!(a <= this.next && a > this.next - this.step)) this.next = Math.ceil(a / this.step) * this.step;
+    return this.next < b;
+  }
 }
 
 function valuesOf(sample: ExactSample): Values {
@@ -189,6 +201,8 @@ export class TimeseriesSampler {
   private finished = false;
   /** A dropped point's object, reused for the next one. */
   private spare: Held | undefined;
+  private readonly dayBoundary = new StepBoundary(DAY_MS);
+  private readonly gridBoundary: StepBoundary;
 
   constructor(options: TimeseriesSamplerOptions) {
     if (!Number.isSafeInteger(options.startTime) || !Number.isSafeInteger(options.endTime)) {
@@ -199,6 +213,7 @@ export class TimeseriesSampler {
       throw new RangeError('maxGridPoints must be a positive integer');
     }
     this.gridStepMs = gridStepFor(options.startTime, options.endTime, maxGridPoints);
+    this.gridBoundary = new StepBoundary(this.gridStepMs);
     const capital = new Dec(options.initialCapital);
     this.held = {
       time: options.startTime,
@@ -291,8 +306,8 @@ export class TimeseriesSampler {
 
     // Daily closes and grid points: the previous point is the last one at or before a boundary.
     if (
-      crossesBoundary(prev.time, next.time, DAY_MS) ||
-      crossesBoundary(prev.time, next.time, this.gridStepMs)
+      this.dayBoundary.crossedBetween(prev.time, next.time) ||
+      this.gridBoundary.crossedBetween(prev.time, next.time)
     ) {
       prev.keep = true;
     }
