@@ -119,7 +119,11 @@ export class MarginMonitor {
     for (const { symbol, notionalUsd } of valuation.notionals) {
       const reciprocal = this.leverageReciprocal(symbol);
       if (!reciprocal || !fitsDec(notionalUsd)) return undefined;
-      const margin = multiply(absolute(notionalUsd), reciprocal);
+      // Leverage 1 (the default of several asset classes) needs no product.
+      const margin =
+        reciprocal.value === 1n && reciprocal.scale === 0
+          ? absolute(notionalUsd)
+          : multiply(absolute(notionalUsd), reciprocal);
       used = used === undefined ? margin : add(used, margin);
       if (!fitsDec(margin) || !fitsDec(used)) return undefined;
     }
@@ -230,8 +234,8 @@ export class MarginMonitor {
   private clearlyFits(request: MarginRequest): boolean {
     const { nav, marginUsd } = this.approx();
     const rate = this.options.converter.usdPerUnitApprox(request.denomination);
-    const leverage = this.leverageFloat(request.leverage);
-    const orderUnits = request.quantity.toNumber();
+    const leverage = this.floatOf(request.leverage);
+    const orderUnits = this.floatOf(request.quantity);
     let exposure = orderUnits;
     let released = 0;
     if (request.netting) {
@@ -251,17 +255,20 @@ export class MarginMonitor {
     return Number.isFinite(needed) && Number.isFinite(slack) && needed + slack < nav;
   }
 
-  /** A leverage as a float, once per decimal (an order's is usually the asset class's constant). */
-  private leverageFloat(leverage: Dec): number {
-    let float = this.leverageFloats.get(leverage);
+  /**
+   * A decimal as a float, once per decimal: an order's leverage is usually the asset class's constant,
+   * and orders of one quantity text share its decimal (`orders/request-decimals.ts`).
+   */
+  private floatOf(decimal: Dec): number {
+    let float = this.floats.get(decimal);
     if (float === undefined) {
-      float = leverage.toNumber();
-      this.leverageFloats.set(leverage, float);
+      float = decimal.toNumber();
+      this.floats.set(decimal, float);
     }
     return float;
   }
 
-  private readonly leverageFloats = new WeakMap<Dec, number>();
+  private readonly floats = new WeakMap<Dec, number>();
 
   private readonly approxLeverage = (symbol: string): number => {
     let leverage = this.leverageApprox.get(symbol);

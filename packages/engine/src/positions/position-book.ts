@@ -377,7 +377,8 @@ export class CapturedPositions {
       if (!part.scalable) return undefined;
       const value = multiply(part.quantity, scaledTicks(part.ticks, part.decimals));
       const pnl = part.long ? subtract(value, part.cost) : subtract(part.cost, value);
-      unrealizedUsd = add(unrealizedUsd, pnl);
+      // The first P&L is the sum so far (adding it to zero only rescaled a BigInt at every sampled point).
+      unrealizedUsd = index === 0 ? pnl : add(unrealizedUsd, pnl);
       notionals.push({ symbol: part.symbol, notionalUsd: value });
     }
     return { unrealizedUsd, notionals };
