@@ -11,6 +11,8 @@ import {
   divide,
   fitsDec,
   multiply,
+  RecentText,
+  type Scaled,
   scaledApprox,
   scaledOf,
   scaledOfText,
@@ -178,6 +180,28 @@ describe('scaled decimals (exact BigInt arithmetic for sampled points)', () => {
         }
         assert.equal(toDecimalString(sum.value), toDecimalString(expected));
       }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('recent texts', () => {
+  it('write each amount as scaledText does, an amount equal to the last one sharing its string', () => {
+    const recent = new RecentText();
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.bigInt({ min: -1000n, max: 1000n }), fc.nat({ max: 4 }))),
+        (amounts) => {
+          let last: { amount: Scaled; text: string } | undefined;
+          for (const [value, scale] of amounts) {
+            const amount: Scaled = { value, scale };
+            const text = recent.of(amount);
+            assert.equal(text, scaledText(amount));
+            if (last && compare(last.amount, amount) === 0) assert.ok(Object.is(text, last.text));
+            last = { amount, text };
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -112,6 +112,25 @@ export function scaledText(a: Scaled): string {
   return flatText(`${sign}0.`, '0'.repeat(scale - digits.length), digits);
 }
 
+/**
+ * `scaledText` with the last answer kept: an amount equal to the last one written gets the same
+ * string. A reversal's exit and entry commissions are the two halves of its commission, and part
+ * sizes repeat from fill to fill: the lots then keep one string for the run where they kept two, and
+ * the digits are not written again.
+ */
+export class RecentText {
+  private amount: Scaled | undefined;
+  private text = '';
+
+  of(a: Scaled): string {
+    if (this.amount === undefined || compare(a, this.amount) !== 0) {
+      this.amount = a;
+      this.text = scaledText(a);
+    }
+    return this.text;
+  }
+}
+
 /** Digits of a non-negative integer. */
 const digitCount = (n: bigint): number => n.toString().length;
 

@@ -47,6 +47,7 @@ import {
   add,
   compare,
   multiply,
+  RecentText,
   type Scaled,
   scaledApprox,
   scaledOf,
@@ -415,6 +416,9 @@ export class PositionBook {
   private readonly lastFillBase = new Map<string, string>();
   private lotSequence = 0;
   private positionSequence = 0;
+  /** The lots' commission and part-units texts, an equal amount sharing the last one's string. */
+  private readonly commissionText = new RecentText();
+  private readonly partUnitsText = new RecentText();
 
   constructor(options: PositionBookOptions) {
     this.mode = options.mode;
@@ -582,11 +586,11 @@ export class PositionBook {
         id: this.nextLotId(),
         instrumentSymbol: fill.symbol,
         direction: directionOf(fillSide),
-        units: openUnits === units ? figures.unitsText : scaledText(openUnits),
+        units: openUnits === units ? figures.unitsText : this.partUnitsText.of(openUnits),
         openPrice: figures.priceText,
         baseOpenPrice: figures.basePriceText,
         openSlippageBps: figures.slippageBpsText,
-        entryCommission: scaledText(entryCommission),
+        entryCommission: this.commissionText.of(entryCommission),
         openedAt: fill.time,
         openedByOrderId: fill.orderId,
       });
@@ -760,7 +764,7 @@ export class PositionBook {
       closePrice: figures.priceText,
       baseClosePrice: figures.basePriceText,
       closeSlippageBps: figures.slippageBpsText,
-      exitCommission: scaledText(exitCommission),
+      exitCommission: this.commissionText.of(exitCommission),
       closedAt: fill.time,
       closedByOrderId: fill.orderId,
       realizedPnl: scaledText(realizedUsd),
