@@ -306,6 +306,27 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
     }
   });
 
+  it('logs calls over the socket at debug, as HTTP calls are logged', async () => {
+    const { t, client } = await started({ RUST_LOG: 'gateway::http=debug' });
+    try {
+      await call(t, client, 'GET', '/v1/account');
+      await t.api.get('/v1/account');
+      const requests = t.logs
+        .flatMap((line) => line.split('\n').filter(Boolean))
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg === 'request' && entry.url === '/v1/account');
+      assert.deepEqual(
+        requests.map((entry) => [entry.method, entry.status, entry.via ?? 'http']),
+        [
+          ['GET', 200, 'websocket'],
+          ['GET', 200, 'http'],
+        ],
+      );
+    } finally {
+      await t.gateway.close();
+    }
+  });
+
   it('refuses malformed request frames with INVALID_MESSAGE naming the request_id', async () => {
     const { t, client } = await started();
     try {

@@ -73,6 +73,8 @@ export class RouteTable {
   constructor(
     private readonly ctx: GatewayContext,
     private readonly log: FastifyBaseLogger,
+    /** Log each call at debug, as the server's onResponse hook logs HTTP calls. */
+    private readonly logCalls = false,
   ) {}
 
   /** Registers a route as Fastify does (pass to `app.addHook('onRoute', ...)`). */
@@ -117,6 +119,14 @@ export class RouteTable {
   /** Runs `method path` (a path under /v1/ with its query string) with `body` (parsed JSON, or undefined). */
   async call(method: string, path: string, body: unknown): Promise<RouteAnswer> {
     const id = `socket-${++this.calls}`;
+    const answer = await this.run(id, method, path, body);
+    if (this.logCalls) {
+      this.log.debug({ method, url: path, status: answer.status, via: 'websocket', id }, 'request');
+    }
+    return answer;
+  }
+
+  private async run(id: string, method: string, path: string, body: unknown): Promise<RouteAnswer> {
     const found = this.router.find(method as FindMyWay.HTTPMethod, path);
     if (!found) return jsonAnswer(400, notFoundError(method, path).toBody());
     const route = found.store as Route;

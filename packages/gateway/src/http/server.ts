@@ -129,7 +129,7 @@ export async function buildGatewayServer(
   // Every route, as registered, is also callable over the strategy's socket (route-table.ts), which
   // runs the guards' rate limit itself: a new global hook must be run there too. Added before the
   // WebSocket plugin, whose own onRoute hook wraps every handler for upgrades.
-  const routes = new RouteTable(ctx, app.log);
+  const routes = new RouteTable(ctx, app.log, logRequests);
   app.addHook('onRoute', (route) => routes.add(route));
   // Client frames are checked for UTF-8 by the connection (client-frames.ts): an invalid one gets an
   // INVALID_MESSAGE error event instead of a closed socket, and the common ack skips the check.
