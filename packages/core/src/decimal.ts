@@ -14,6 +14,9 @@ export const Dec = Decimal.clone({
 });
 export type Dec = InstanceType<typeof Dec>;
 
+/** 0, shared: `gt(0)` and friends make a decimal of 0 on every call, and decimals are immutable. */
+export const DEC_ZERO: Dec = new Dec(0);
+
 /** Decision 37: canonical decimal output, no exponent, no leading zeros, never `-0`. */
 export function toDecimalString(value: Dec | string): string {
   const d = typeof value === 'string' ? new Dec(value) : value;

@@ -1,5 +1,6 @@
 import {
   type BidAskBarBatch,
+  DEC_ZERO,
   Dec,
   type MarketId,
   type SessionCalendar,
@@ -296,7 +297,7 @@ export class SimulationEngine {
         leverage: effectiveLeverage(assetClassOf(spec.market)),
         volume: 0,
         volumeDecimals: 0,
-        consumed: ZERO,
+        consumed: DEC_ZERO,
         marked: this.conversionPairs.has(spec.symbol),
         mark: undefined,
       };
@@ -509,7 +510,7 @@ export class SimulationEngine {
     if (!this.participation) return undefined;
     const volume = new Dec(ticksToDecimalString(state.volume, state.volumeDecimals));
     const left = this.participation.times(volume).minus(state.consumed);
-    return left.gt(0) ? left : ZERO;
+    return left.gt(DEC_ZERO) ? left : DEC_ZERO;
   }
 
   private nextOrderId(): string {
@@ -535,7 +536,7 @@ export class SimulationEngine {
    */
   private reduction(order: OrderRecord): { units: Dec; positionId?: string } {
     const target = this.positionReducedBy(order.symbol, order.side, order.position_id);
-    if (!target) return { units: ZERO };
+    if (!target) return { units: DEC_ZERO };
     return this.config.positionMode === 'hedging'
       ? { units: target.quantity, positionId: target.id }
       : { units: target.quantity };
@@ -665,7 +666,7 @@ export class SimulationEngine {
 
   /** Units of the position an exit of `exitSide` protects (netting: the symbol's; hedging: its own). */
   private protectedUnits(symbol: string, exitSide: Side, positionId: string | undefined): Dec {
-    return this.positionReducedBy(symbol, exitSide, positionId)?.quantity ?? ZERO;
+    return this.positionReducedBy(symbol, exitSide, positionId)?.quantity ?? DEC_ZERO;
   }
 
   /**
@@ -1105,7 +1106,7 @@ export class SimulationEngine {
   ): void {
     state.volume = batch.volume[row] as number;
     state.volumeDecimals = batch.volumeDecimals;
-    if (this.participation) state.consumed = ZERO;
+    if (this.participation) state.consumed = DEC_ZERO;
     if (state.matcher.size > 0) {
       const barEnd = (batch.time[row] as number) + MINUTE_MS;
       // With ticks the true order of events is known; on a bar, the stop leg is assumed first. A bar
@@ -1492,7 +1493,6 @@ export class SimulationEngine {
   }
 }
 
-const ZERO = new Dec(0);
 const NOTHING_FILLED: { fills: readonly FillIntent[] } = { fills: [] };
 
 /** The price a `side` order trades at on `quote`: the ask for a buy, the bid for a sell. */

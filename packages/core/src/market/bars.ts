@@ -119,7 +119,7 @@ export function ticksToDecimalString(ticks: number, decimals: number): string {
   // On the replay's hot path (every candle price read): the whole and fractional parts are split
   // with integer arithmetic, exact below 2^53, so that each is a small integer written by V8's fast
   // path; the digits of one large number are handled as text otherwise.
-  const unit = POWERS_OF_TEN[decimals];
+  const unit = decimals <= MAX_SPLIT_DECIMALS ? POWERS_OF_TEN[decimals] : undefined;
   const text =
     unit !== undefined && abs <= Number.MAX_SAFE_INTEGER
       ? splitText(abs, decimals, unit)
@@ -127,17 +127,18 @@ export function ticksToDecimalString(ticks: number, decimals: number): string {
   return negative ? `-${text}` : text;
 }
 
-const POWERS_OF_TEN: readonly number[] = Array.from({ length: 16 }, (_, i) => 10 ** i);
-
-/** 10^0 .. 10^22: every one an exact float. */
-const EXACT_POWERS_OF_TEN: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
-
 /**
- * 10^decimals as a float, looked up: `10 ** decimals` with a variable exponent is a call to `pow`,
- * and the per-bar paths that divide by it run for every bar.
+ * 10^0 .. 10^63 as floats, each made once: `10 ** k` with a variable exponent is a call to `pow`, and
+ * the per-bar and per-fill paths that divide by one run all the time. Up to 10^22 each is exact.
  */
+const POWERS_OF_TEN: readonly number[] = Array.from({ length: 64 }, (_, i) => 10 ** i);
+const MAX_EXACT_POWER = 22;
+/** The widest split `ticksToDecimalString` makes with integer arithmetic (see `splitText`). */
+const MAX_SPLIT_DECIMALS = 15;
+
+/** 10^decimals as a float (`10 ** decimals`), looked up. */
 export function powerOfTen(decimals: number): number {
-  return EXACT_POWERS_OF_TEN[decimals] ?? 10 ** decimals;
+  return POWERS_OF_TEN[decimals] ?? 10 ** decimals;
 }
 
 /**
@@ -146,7 +147,7 @@ export function powerOfTen(decimals: number): number {
  * is correctly rounded. Otherwise the text is parsed.
  */
 export function ticksToNumber(ticks: number, decimals: number): number {
-  const unit = EXACT_POWERS_OF_TEN[decimals];
+  const unit = decimals <= MAX_EXACT_POWER ? POWERS_OF_TEN[decimals] : undefined;
   return unit !== undefined && Number.isSafeInteger(ticks)
     ? ticks / unit
     : Number(ticksToDecimalString(ticks, decimals));

@@ -1,4 +1,4 @@
-import { Dec } from '@hindsight/core';
+import { Dec, powerOfTen } from '@hindsight/core';
 import { flatText } from '../flat-text.ts';
 
 /**
@@ -66,15 +66,9 @@ export function compare(a: Scaled, b: Scaled): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/**
- * 10^k for the scales amounts reach (a balance's is often near 30), each made once as `10 ** k`: with
- * a variable exponent that is a call to `pow`, and it ran for every balance and position total.
- */
-const APPROX_UNITS: readonly number[] = Array.from({ length: 64 }, (_, k) => 10 ** k);
-
 /** The number as a float (approximations only: pre-checks that fall back to exact values near a tie). */
 export function scaledApprox(a: Scaled): number {
-  return a.scale === 0 ? Number(a.value) : Number(a.value) / (APPROX_UNITS[a.scale] ?? 10 ** a.scale);
+  return a.scale === 0 ? Number(a.value) : Number(a.value) / powerOfTen(a.scale);
 }
 
 export function absolute(a: Scaled): Scaled {

@@ -1,4 +1,4 @@
-import { Dec, isDecimalString, toDecimalString } from '@hindsight/core';
+import { DEC_ZERO, Dec, isDecimalString, toDecimalString } from '@hindsight/core';
 import type { OrderStatus } from './order-states.ts';
 import {
   isOneOf,
@@ -17,9 +17,6 @@ import {
   type TrailingType,
 } from './order-types.ts';
 import { requestDecimal } from './request-decimals.ts';
-
-/** What a positive field is compared with (`gt(0)` makes a decimal of 0 on every call). */
-const ZERO = new Dec(0);
 
 /**
  * Validation of `POST /v1/orders` and `PATCH /v1/orders/{id}` bodies (spec trading-gateway.md:
@@ -192,7 +189,7 @@ export class FieldReader {
       );
     }
     const parsed = requestDecimal(value);
-    if (!parsed.gt(ZERO)) return invalidValue(field, value, `${field} must be greater than 0.`);
+    if (!parsed.gt(DEC_ZERO)) return invalidValue(field, value, `${field} must be greater than 0.`);
     if (onTick && this.tickSize && !parsed.mod(this.tickSize).isZero()) {
       const tick = toDecimalString(this.tickSize);
       return invalidValue(field, value, `${field} must be a multiple of the tick size ${tick}.`, {

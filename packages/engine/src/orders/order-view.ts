@@ -1,4 +1,4 @@
-import { Dec, toDecimalString } from '@hindsight/core';
+import { DEC_ZERO, Dec, toDecimalString } from '@hindsight/core';
 import { isoTime } from '../iso-time.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
 import type { ParsedOrderRequest } from './order-request.ts';
@@ -78,7 +78,7 @@ export function newOrderRecord(request: ParsedOrderRequest, options: NewOrderOpt
     time_in_force: request.time_in_force,
     status,
     quantity: request.quantity,
-    filled_quantity: ZERO,
+    filled_quantity: DEC_ZERO,
     average_fill_price: null,
     limit_price: request.limit_price ?? null,
     stop_price: request.stop_price ?? null,
@@ -169,8 +169,7 @@ export function withStatus(
  */
 export function withFill(order: OrderRecord, quantity: Dec, price: string, at: number): OrderRecord {
   const remaining = remainingQuantity(order);
-  // Compared with a decimal constant: `gt(0)` would make a decimal of 0 for every fill.
-  if (!quantity.gt(ZERO) || (quantity !== remaining && quantity.gt(remaining))) {
+  if (!quantity.gt(DEC_ZERO) || (quantity !== remaining && quantity.gt(remaining))) {
     throw new RangeError(
       `order ${order.id}: fill of ${toDecimalString(quantity)} with ${toDecimalString(remaining)} remaining`,
     );
@@ -200,7 +199,7 @@ export function withFill(order: OrderRecord, quantity: Dec, price: string, at: n
  */
 function averageAfterFill(order: OrderRecord, quantity: Dec, price: string, filled: Dec): string {
   if (order.filled_quantity.isZero() && digitCount(price) + quantity.sd() <= DEC_PRECISION) return price;
-  const average = order.average_fill_price === null ? ZERO : new Dec(order.average_fill_price);
+  const average = order.average_fill_price === null ? DEC_ZERO : new Dec(order.average_fill_price);
   const value = average.times(order.filled_quantity).plus(new Dec(price).times(quantity));
   return toDecimalString(value.div(filled));
 }
@@ -219,7 +218,6 @@ function digitCount(text: string): number {
   return count;
 }
 
-const ZERO = new Dec(0);
 const DEC_PRECISION = Dec.precision;
 
 const dec = (value: Dec | null): string | null => (value === null ? null : toDecimalString(value));
