@@ -1,5 +1,5 @@
 export * from './account/index.ts';
-export type { Candle } from './candles/candle-aggregator.ts';
+export { Candle } from './candles/candle-aggregator.ts';
 export * from './engine.ts';
 export * from './models/commission.ts';
 export * from './models/funding.ts';

@@ -98,4 +98,47 @@ describe('candle aggregation during replay', () => {
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) },
     );
   });
+
+  it('writes its JSON text exactly as JSON.stringify does, for any symbol, scale and price', () => {
+    const bars = batch([0, 1]);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+        fc.constantFrom('1m', '5m', '1h', '1d'),
+        fc.array(fc.oneof(fc.integer(), fc.integer({ min: -(2 ** 49), max: 2 ** 49 })), {
+          minLength: 8,
+          maxLength: 8,
+        }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (symbol, timeframe, prices, priceDecimals, volumeDecimals, volume) => {
+          const one = { ...bars, priceDecimals, volumeDecimals, volume: Float64Array.of(volume, 1) };
+          const columns = [
+            'bidOpen',
+            'bidHigh',
+            'bidLow',
+            'bidClose',
+            'askOpen',
+            'askHigh',
+            'askLow',
+            'askClose',
+          ];
+          columns.forEach((column, i) => {
+            (one as unknown as Record<string, Float64Array>)[column] = Float64Array.of(
+              prices[i] as number,
+              7,
+            );
+          });
+          const aggregator = new CandleAggregator(symbol, timeframe, 'utc');
+          aggregator.add(one, 0);
+          aggregator.add(one, 1);
+          const candle = aggregator.closeBy(T0 + 2 * MINUTE) ?? aggregator.closeBy(T0 + 86_400_000);
+          assert.ok(candle);
+          assert.equal(candle.jsonText(), JSON.stringify(candle));
+        },
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) },
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import type { EventSink, ProviderEvent } from '../provider/provider.ts';
 import { AckSpin } from './ack-spin.ts';
+import { eventText } from './event-text.ts';
 import { textFrame, textFrames } from './frames.ts';
 
 /**
@@ -120,7 +121,7 @@ export class EventStream implements EventSink {
     for (let i = 0; i < count; i++) {
       const event = events[i] as ProviderEvent;
       event.seq = ++this.seq;
-      texts[i] = JSON.stringify(event);
+      texts[i] = eventText(event);
     }
     const first = this.seq - count + 1;
     for (let i = 0; i < count; i++) this.keep(first + i, texts[i] as string);
