@@ -74,6 +74,18 @@ describe('orders over REST (simulation provider)', () => {
       [[first.body.id, 'FILLED']],
       'the lookup finds the order whatever its state',
     );
+    const invalidRepeat = await t.api.post('/v1/orders', { body: { ...body, quantity: '-1' } });
+    assert.equal(invalidRepeat.status, 400, 'an invalid body is refused as such, not as a conflict');
+
+    // A refused request leaves no order: its client_order_id stays free.
+    const refused = await t.api.post('/v1/orders', {
+      body: market('BUY', '0', { client_order_id: 'retry-2' }),
+    });
+    assert.equal(refused.status, 400);
+    const placed = await t.api.post('/v1/orders', {
+      body: market('BUY', '0.01', { client_order_id: 'retry-2' }),
+    });
+    assert.equal(placed.status, 201);
   });
 
   it('answers bad requests with the spec code and a message that says what to fix', async () => {
