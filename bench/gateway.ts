@@ -14,7 +14,8 @@ import WebSocket, { WebSocketServer } from 'ws';
 /**
  * The trading gateway over loopback, on the real BTCUSDT 1m sample (Jan-Mar 2024, 131,040 bars):
  * - the floors under the round trips on this machine (`loopbackFloors`): the same exchange in C, in
- *   Node over bare TCP, and in Node over `ws` with nothing behind the server;
+ *   Node over bare TCP, and in Node over `ws` with nothing behind the server (sleeping between
+ *   messages, and with both sides polling as the gateway and the TypeScript example do);
  * - event/ack round trips: a minimal strategy client in its own process (Node `ws`, and Debian's
  *   python3 `websockets`) acknowledges every event as it arrives; one candle per batch, so each
  *   candle is one round trip (event out, ack back, the engine advances); the Node client also once
@@ -229,7 +230,7 @@ function cFloor(mode: 'blocking' | 'epoll'): number | undefined {
  * - in Node over bare TCP (no WebSocket framing, no JSON): Node's event loop on both sides;
  * - in Node over `ws`: a `ws` server that sends the same event text again and again, and the
  *   benchmark's own minimal ack client (`ackClient`), with nothing behind the server (no engine,
- *   no gateway): what the gateway's round trips would be if the gateway cost nothing.
+ *   no gateway): what the gateway's round trips would be if the gateway cost nothing (`wsFloor`).
  */
 async function loopbackFloors(): Promise<void> {
   for (const mode of ['blocking', 'epoll'] as const) {
@@ -258,29 +259,54 @@ async function loopbackFloors(): Promise<void> {
   server.close();
   console.log(`BENCH gateway_loopback_tcp_floor ${Math.round(count / FLOOR_SECONDS)} round_trips/s`);
 
+  await wsFloor(false);
+  await wsFloor(true);
+}
+
+/**
+ * The `ws` floor: a `ws` server that answers each ack with the same event text, nothing behind it,
+ * and the benchmark's minimal ack client. `polling`: both sides keep their event loops turning for
+ * 0.2 ms after they write, as the gateway and the TypeScript example do (`..._floor_polling`), so
+ * neither is woken: what a Node strategy's round trips cost when the gateway costs nothing.
+ */
+async function wsFloor(polling: boolean): Promise<void> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise<void>((resolve) => wss.on('listening', resolve));
-  count = 0;
+  let count = 0;
+  let deadline = 0;
   let cpu = process.cpuUsage();
+  let until = 0;
+  const turn = () => {
+    if (performance.now() < until) setImmediate(turn);
+  };
+  const poll = () => {
+    const spinning = performance.now() < until;
+    until = performance.now() + 0.2;
+    if (!spinning) setImmediate(turn);
+  };
   wss.on('connection', (ws, request) => {
     request.socket.setNoDelay(true);
     deadline = performance.now() + FLOOR_SECONDS * 1000;
     cpu = process.cpuUsage();
     ws.on('message', () => {
       count++;
-      if (performance.now() < deadline) ws.send(FLOOR_EVENT);
-      else ws.close(1000);
+      if (performance.now() >= deadline) {
+        ws.close(1000);
+        return;
+      }
+      ws.send(FLOOR_EVENT);
+      if (polling) poll();
     });
     ws.send(FLOOR_EVENT);
   });
   const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
-  await runProcess(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'ack-client', url]);
+  const client = polling ? 'polling-ack-client' : 'ack-client';
+  await runProcess(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), client, url]);
   const used = process.cpuUsage(cpu);
   wss.close();
-  console.log(`BENCH gateway_loopback_ws_floor ${Math.round(count / FLOOR_SECONDS)} round_trips/s`);
-  console.log(
-    `BENCH gateway_loopback_ws_floor_server_cpu ${((used.user + used.system) / count).toFixed(1)} us/round_trip`,
-  );
+  const name = `gateway_loopback_ws_floor${polling ? '_polling' : ''}`;
+  console.log(`BENCH ${name} ${Math.round(count / FLOOR_SECONDS)} round_trips/s`);
+  console.log(`BENCH ${name}_server_cpu ${((used.user + used.system) / count).toFixed(1)} us/round_trip`);
 }
 
 interface LoadResult {
