@@ -17,13 +17,13 @@ import type { Bar } from '../orders/order-types.ts';
  * even when its last minutes had no base bar; a bucket without base bars yields no candle.
  */
 
+const PROVIDER = 'simulation';
+
 /**
  * A closed candle, which is also the gateway's Bar (trading-gateway.md): prices are kept as integer
  * ticks and written as decimal strings only when read (or serialised), so a strategy that reads one
  * field of each candle pays for one string.
  */
-const PROVIDER = 'simulation';
-
 export class Candle {
   readonly provider = PROVIDER;
 
@@ -120,8 +120,9 @@ export class Candle {
   /**
    * `JSON.stringify(candle)`, written directly: a backtest sends every candle to its strategy as
    * text, and stringifying through `toJSON` (an object built by a call from the serialiser back
-   * into JavaScript, then walked and escaped) cost most of the gateway's work per bar. Only the
-   * symbol and timeframe could need escaping; `barJsonHead` escapes them once per aggregator.
+   * into JavaScript, then walked and escaped) took a third longer: 2.3 against 1.7 us a candle
+   * event. Only the symbol and timeframe could need escaping; `barJsonHead` escapes them once per
+   * aggregator.
    */
   jsonText(): string {
     const priceDecimals = this.priceDecimals + 1;

@@ -15,7 +15,11 @@ export function eventText(event: ProviderEvent): string {
   return JSON.stringify(event);
 }
 
-/** The engine's candle event with its seq and nothing else, its timestamp a plain ISO time. */
+/**
+ * The engine's candle event (`emitCandle`: type, bar, timestamp, in that order) with its seq and
+ * nothing else, its timestamp a plain ISO time. The order of the keys is the engine's; the tests
+ * compare every engine event's text with `JSON.stringify`.
+ */
 function isCandleEvent(event: ProviderEvent): boolean {
   let keys = 0;
   for (const _ in event) keys++;
