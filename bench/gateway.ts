@@ -69,33 +69,47 @@ async function gatewayFor(
 const wsUrl = (gateway: RunningGateway) => `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;
 
 /**
- * The minimal Node client: ack every event with its seq (runs in a child process). `polling` keeps
- * its event loop turning for up to 0.2 ms after each ack instead of sleeping until the next event
- * wakes it (as the TypeScript example's `WaitSpin` does).
+ * Keeps the event loop turning (a chain of `setImmediate`, with which libuv polls its sockets without
+ * blocking) for `ms` after each `poll`, or until `stop`: a process that polls instead of sleeping is
+ * not woken through the hypervisor when its answer arrives.
  */
-function ackClient(url: string, polling: boolean): void {
-  const ws = new WebSocket(url, { perMessageDeflate: false });
+function eventLoopPoller(ms: number): { poll(): void; stop(): void } {
   let until = 0;
   let turning = false;
   const turn = () => {
     if (performance.now() < until) setImmediate(turn);
     else turning = false;
   };
-  const poll = () => {
-    until = performance.now() + 0.2;
-    if (turning) return;
-    turning = true;
-    setImmediate(turn);
+  return {
+    poll() {
+      until = performance.now() + ms;
+      if (turning) return;
+      turning = true;
+      setImmediate(turn);
+    },
+    stop() {
+      until = 0;
+    },
   };
+}
+
+/**
+ * The minimal Node client: ack every event with its seq (runs in a child process). `polling` keeps
+ * its event loop turning for up to 0.2 ms after each ack instead of sleeping until the next event
+ * wakes it (as the TypeScript example's `WaitSpin` does).
+ */
+function ackClient(url: string, polling: boolean): void {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  const poller = eventLoopPoller(0.2);
   ws.on('message', (data) => {
-    until = 0;
+    poller.stop();
     const event = JSON.parse(data.toString()) as { type: string; seq?: number };
     if (event.type === 'ping') ws.send('{"type":"pong"}');
     else if (event.seq !== undefined)
       ws.send(
         `{"type":"event_ack","correlation_id":"b","events_processed":[],"timestamp":${Date.now()},"last_seq":${event.seq}}`,
       );
-    if (polling) poll();
+    if (polling) poller.poll();
   });
   ws.on('close', () => process.exit(0));
 }
@@ -275,15 +289,7 @@ async function wsFloor(polling: boolean): Promise<void> {
   let count = 0;
   let deadline = 0;
   let cpu = process.cpuUsage();
-  let until = 0;
-  const turn = () => {
-    if (performance.now() < until) setImmediate(turn);
-  };
-  const poll = () => {
-    const spinning = performance.now() < until;
-    until = performance.now() + 0.2;
-    if (!spinning) setImmediate(turn);
-  };
+  const poller = eventLoopPoller(0.2);
   wss.on('connection', (ws, request) => {
     request.socket.setNoDelay(true);
     deadline = performance.now() + FLOOR_SECONDS * 1000;
@@ -295,7 +301,7 @@ async function wsFloor(polling: boolean): Promise<void> {
         return;
       }
       ws.send(FLOOR_EVENT);
-      if (polling) poll();
+      if (polling) poller.poll();
     });
     ws.send(FLOOR_EVENT);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BidAskBarBatch } from '@hindsight/core';
+import { BID_ASK_PRICE_COLUMNS, type BidAskBarBatch } from '@hindsight/core';
 import fc from 'fast-check';
 import { type Candle, CandleAggregator } from '../src/candles/candle-aggregator.ts';
 
@@ -114,21 +114,8 @@ describe('candle aggregation during replay', () => {
         fc.integer({ min: 0, max: 2 ** 40 }),
         (symbol, timeframe, prices, priceDecimals, volumeDecimals, volume) => {
           const one = { ...bars, priceDecimals, volumeDecimals, volume: Float64Array.of(volume, 1) };
-          const columns = [
-            'bidOpen',
-            'bidHigh',
-            'bidLow',
-            'bidClose',
-            'askOpen',
-            'askHigh',
-            'askLow',
-            'askClose',
-          ];
-          columns.forEach((column, i) => {
-            (one as unknown as Record<string, Float64Array>)[column] = Float64Array.of(
-              prices[i] as number,
-              7,
-            );
+          BID_ASK_PRICE_COLUMNS.forEach((column, i) => {
+            one[column] = Float64Array.of(prices[i] as number, 7);
           });
           const aggregator = new CandleAggregator(symbol, timeframe, 'utc');
           aggregator.add(one, 0);

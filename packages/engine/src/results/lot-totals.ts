@@ -1,4 +1,4 @@
-import { Dec } from '@hindsight/core';
+import { DEC_ZERO, type Dec } from '@hindsight/core';
 import {
   absolute,
   add,
@@ -62,14 +62,14 @@ export class LotTotals {
       if (compare(loss, this.largestLoss) > 0) this.largestLoss = loss;
     }
     if (!Number.isSafeInteger(this.durationMs + durationMs)) {
-      this.durationOverflow = (this.durationOverflow ?? new Dec(0)).plus(this.durationMs);
+      this.durationOverflow = (this.durationOverflow ?? DEC_ZERO).plus(this.durationMs);
       this.durationMs = 0;
     }
     this.durationMs += durationMs;
   }
 
   get totalDurationMs(): Dec {
-    return (this.durationOverflow ?? new Dec(0)).plus(this.durationMs);
+    return (this.durationOverflow ?? DEC_ZERO).plus(this.durationMs);
   }
 
   /**
