@@ -152,4 +152,23 @@ describe('result files', () => {
     assert.throws(() => canonicalJson([undefined]), TypeError);
     assert.throws(() => canonicalJson({ a: new Map() }), TypeError);
   });
+
+  it('names where a refused value is, at any depth', () => {
+    assert.equal(canonicalJson([-0, 'x', [1.5, null, true]]), '[0,"x",[1.5,null,true]]');
+    assert.throws(() => canonicalJson({ a: [1, { b: ['2', Number.NaN] }] }), {
+      name: 'RangeError',
+      message: '$.a[1].b[1]: NaN is not representable in JSON',
+    });
+    assert.throws(() => canonicalJson([[0], [1, undefined]]), {
+      name: 'TypeError',
+      message: '$[1][1]: undefined is not representable in JSON',
+    });
+    assert.throws(() => canonicalJson({ z: { y: new Date(0) } }), {
+      name: 'TypeError',
+      message: '$.z.y: only plain objects are allowed',
+    });
+    assert.throws(() => canonicalJson(Number.NEGATIVE_INFINITY), {
+      message: '$: -Infinity is not representable in JSON',
+    });
+  });
 });

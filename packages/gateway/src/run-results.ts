@@ -20,17 +20,35 @@ export const RESULT_FILE_NAMES = [
   'metrics.json',
 ];
 
+/**
+ * zstd level of the result files. Level 1: on the three months of the SMA example (2.8 MB of trades,
+ * 0.8 MB of timeseries) it compresses in ~12 ms against ~190 ms at the stored bars' level 12, and the
+ * files come out the same size within 1 % (263 KB and 211 KB against 265 KB and 211 KB); the run's
+ * end waits for it, so every backtest paid the difference.
+ */
+export const RESULT_ZSTD_LEVEL = 1;
+
+/** The run's result files as stored and served: deterministic JSON, zstd-compressed. */
+export async function compressResultFiles(files: ResultFiles): Promise<EncodedResultFiles> {
+  await ensureZstd();
+  const encoded = encodeResultFiles(files);
+  return {
+    metadata: zstdCompress(encoded.metadata, RESULT_ZSTD_LEVEL),
+    timeseries: zstdCompress(encoded.timeseries, RESULT_ZSTD_LEVEL),
+    trades: zstdCompress(encoded.trades, RESULT_ZSTD_LEVEL),
+  };
+}
+
 export async function writeRunResults(
   dir: string,
   files: ResultFiles & { metrics: Metrics },
 ): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  await ensureZstd();
-  const encoded: EncodedResultFiles = encodeResultFiles(files);
+  const compressed = await compressResultFiles(files);
   const written = [
-    ['metadata.json.zst', zstdCompress(encoded.metadata)],
-    ['timeseries.json.zst', zstdCompress(encoded.timeseries)],
-    ['trades.json.zst', zstdCompress(encoded.trades)],
+    ['metadata.json.zst', compressed.metadata],
+    ['timeseries.json.zst', compressed.timeseries],
+    ['trades.json.zst', compressed.trades],
     ['metrics.json', new TextEncoder().encode(`${JSON.stringify(files.metrics, null, 2)}\n`)],
   ] as const;
   for (const [name, bytes] of written) await writeFile(join(dir, name), bytes);

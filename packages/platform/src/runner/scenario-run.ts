@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { InstrumentDefinition } from '@hindsight/core';
-import { encodeResultFiles } from '@hindsight/engine';
 import {
   checkScenario,
+  compressResultFiles,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   type GatewaySettings,
   type RunEnd,
@@ -12,7 +12,7 @@ import {
   type Scenario as SimulationScenario,
   startGateway,
 } from '@hindsight/gateway';
-import { type BarStore, ensureZstd, zstdCompress } from '@hindsight/marketdata';
+import type { BarStore } from '@hindsight/marketdata';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   type Executor,
@@ -287,16 +287,10 @@ async function recordCompletion(deps: RunDependencies, scenario: Scenario, worke
     );
     return;
   }
-  await ensureZstd();
-  const encoded = encodeResultFiles(files);
   await deps.scenarios.complete(
     scenario.scenarioId,
     workerId,
-    {
-      metadata: zstdCompress(encoded.metadata),
-      timeseries: zstdCompress(encoded.timeseries),
-      trades: zstdCompress(encoded.trades),
-    },
+    await compressResultFiles(files),
     files.metrics,
   );
 }
