@@ -1,3 +1,4 @@
+import { tuneJitForBacktests } from '@hindsight/gateway';
 import { IMPORT_FORMATS } from '@hindsight/marketdata/import';
 import { Command, Option } from 'commander';
 import { runDataExport } from './commands/data-export.ts';
@@ -7,6 +8,9 @@ import { runStart } from './commands/start.ts';
 import { runUsersCreate } from './commands/users.ts';
 import { runVersionsPush } from './commands/versions-push.ts';
 import { runWorkerCommand } from './commands/worker.ts';
+
+// `start`, `worker` and `gateway` host gateways; the other commands are too short for it to matter.
+tuneJitForBacktests();
 
 const program = new Command()
   .name('hindsight')
