@@ -204,6 +204,14 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
       await expect(200, 'POST', '/v1/orders', limit);
       await expect(409, 'POST', '/v1/orders', { ...limit, limit_price: '1001.00' });
       await expect(200, 'GET', '/v1/orders?client_order_id=eq-1');
+      // A refused body leaves its client_order_id free; a repeat compares in canonical form, and an
+      // invalid repeat is refused as such.
+      await expect(400, 'POST', '/v1/orders', market('BUY', '0', { client_order_id: 'eq-2' }));
+      await expect(201, 'POST', '/v1/orders', market('BUY', '0.01', { client_order_id: 'eq-2' }));
+      const equivalent = market('BUY', '0.010', { client_order_id: 'eq-2', time_in_force: 'GTC' });
+      await expect(200, 'POST', '/v1/orders', equivalent);
+      await expect(409, 'POST', '/v1/orders', market('SELL', '0.01', { client_order_id: 'eq-2' }));
+      await expect(400, 'POST', '/v1/orders', market('BUY', '-1', { client_order_id: 'eq-2' }));
       await expect(200, 'GET', '/v1/orders?status=OPEN&status=FILLED');
       await expect(400, 'GET', '/v1/orders?limit=0');
       await expect(200, 'GET', '/v1/orders/history?limit=5');

@@ -9,31 +9,36 @@ import type { PlacedOrder } from '../provider/provider.ts';
  * defaults spelled out), so "1.50" repeats "1.5". Kept for the gateway's lifetime.
  */
 interface Entry {
-  canonical: string;
+  /** The request body as received; compared in canonical form only if its client_order_id repeats. */
+  body: unknown;
   placed: Promise<PlacedOrder>;
 }
 
 export type IdempotentOutcome =
-  | { kind: 'new'; key: string; canonical: string }
+  | { kind: 'new'; key: string }
   | { kind: 'repeat'; placed: Promise<PlacedOrder> }
   | { kind: 'none' };
 
 export class OrderIdempotency {
   private readonly entries = new Map<string, Entry>();
 
-  /** Looks the body up; bodies the provider will refuse (400) are left to it. */
+  /**
+   * Looks the body up. A first use of a client_order_id costs a map lookup: bodies are validated and
+   * put in canonical form only when an id repeats (the provider validates every order anyway, and a
+   * body it refuses leaves no entry, see `record`). A repeat with a body the provider will refuse
+   * (400) is left to it.
+   */
   check(body: unknown): IdempotentOutcome {
     const key =
       body && typeof body === 'object' && !Array.isArray(body)
         ? (body as { client_order_id?: unknown }).client_order_id
         : undefined;
     if (typeof key !== 'string') return { kind: 'none' };
-    const parsed = validateOrderRequest(body, { knownSymbol: () => true, maxLeverage: MAX_LEVERAGE });
-    if (!parsed.ok) return { kind: 'none' };
-    const canonical = JSON.stringify(canonicalOrderRequest(parsed.order));
     const existing = this.entries.get(key);
-    if (!existing) return { kind: 'new', key, canonical };
-    if (existing.canonical !== canonical) {
+    if (!existing) return { kind: 'new', key };
+    const canonical = canonicalForm(body);
+    if (canonical === undefined) return { kind: 'none' };
+    if (canonicalForm(existing.body) !== canonical) {
       throw new GatewayError(
         'ORDER_NOT_MODIFIABLE',
         `client_order_id ${JSON.stringify(key)} already names an order with a different request; repeat the same body to get that order, or use a new client_order_id.`,
@@ -43,11 +48,17 @@ export class OrderIdempotency {
     return { kind: 'repeat', placed: existing.placed };
   }
 
-  record(key: string, canonical: string, placed: Promise<PlacedOrder>): void {
-    this.entries.set(key, { canonical, placed });
+  record(key: string, body: unknown, placed: Promise<PlacedOrder>): void {
+    this.entries.set(key, { body, placed });
     // A request that failed before an order existed (400, 503) leaves no order to return.
     placed.catch(() => {
       if (this.entries.get(key)?.placed === placed) this.entries.delete(key);
     });
   }
+}
+
+/** The body's canonical JSON (decimals by value, defaults spelled out), or undefined when invalid. */
+function canonicalForm(body: unknown): string | undefined {
+  const parsed = validateOrderRequest(body, { knownSymbol: () => true, maxLeverage: MAX_LEVERAGE });
+  return parsed.ok ? JSON.stringify(canonicalOrderRequest(parsed.order)) : undefined;
 }

@@ -150,7 +150,7 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
           );
       }
       const placing = placeOrder(body);
-      if (idempotent.kind === 'new') ctx.idempotency.record(idempotent.key, idempotent.canonical, placing);
+      if (idempotent.kind === 'new') ctx.idempotency.record(idempotent.key, body, placing);
       const placed = await placing;
       if (placed.rejected) {
         throw new GatewayError('ORDER_REJECTED', placed.rejected.message, {
