@@ -109,6 +109,54 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
     }
   });
 
+  it('places an order sent just after an ack at the next bar, exactly as over HTTP', async () => {
+    const over = await started();
+    const http = await started();
+    try {
+      const clock = await quoteTime(over.t);
+      const candleSeq = over.client.lastSeq;
+      // The ack and the order leave in one write: time moves on before the order is placed.
+      const response = over.client.next((e) => e.type === 'response', 'the response');
+      sendTogether(over.client, [
+        { type: 'event_ack', correlation_id: 'a', events_processed: [], timestamp: 0, last_seq: candleSeq },
+        {
+          type: 'request',
+          request_id: 'buy-2',
+          method: 'POST',
+          path: '/v1/orders',
+          body: market('BUY', '0.05'),
+        },
+      ]);
+      const answer = await response;
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      const after = over.client.events.filter((e) => e.seq > candleSeq).map((e) => e.event ?? e.type);
+      assert.deepEqual(after, [
+        'candle',
+        'ORDER_CREATED',
+        'ORDER_FILLED',
+        'TRADE_FILLED',
+        'POSITION_OPENED',
+        'response',
+      ]);
+      assert.notEqual(await quoteTime(over.t), clock, 'the ack moved time on');
+
+      await http.client.step();
+      const viaHttp = await http.t.api.post('/v1/orders', { body: market('BUY', '0.05') });
+      assert.equal(viaHttp.status, 201);
+      const order = (t: TestGateway, id: string) => t.api.get(`/v1/orders/${id}`);
+      const [a, b] = [
+        (await order(over.t, answer.body.id)).body,
+        (await order(http.t, viaHttp.body.id)).body,
+      ];
+      for (const field of ['status', 'average_fill_price', 'created_at', 'updated_at']) {
+        assert.equal(a[field], b[field], field);
+      }
+    } finally {
+      await over.t.gateway.close();
+      await http.t.gateway.close();
+    }
+  });
+
   it('answers every call with the HTTP status and body: reads, errors, idempotency, cancels', async () => {
     const { t, client } = await started();
     try {

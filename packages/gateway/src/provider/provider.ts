@@ -83,10 +83,13 @@ export interface EventSink {
   /** Stamps each event with its `seq` and sends it to every strategy connection. */
   publish(events: readonly ProviderEvent[]): void;
   /**
-   * Resolves once every published event is acknowledged (simulation mode gates time on it); rejects
-   * with `StallError` when the strategy leaves events unacknowledged past the stall timeout.
+   * Whether published events wait for the strategy's acknowledgment (simulation mode gates time on
+   * it). If they do, `settled` is called once every one is acknowledged, synchronously from the ack
+   * that drains the last; `failed` with `StallError` when the strategy leaves events unacknowledged
+   * past the stall timeout, or with an Error when the stream closes. False: nothing waits, and
+   * neither is called.
    */
-  settled(): Promise<void>;
+  waitForAcks(settled: () => void, failed: (error: Error) => void): boolean;
 }
 
 /** Order lifecycle facts for the metrics (submissions are counted by the protocol code). */

@@ -12,9 +12,9 @@ import { textFrame, textFrames } from './frames.ts';
  *   connection (its CONNECTED, an INVALID_MESSAGE error) take a seq too, so another connection can see
  *   gaps: seq is monotonic, not contiguous.
  * - Acknowledgment: provider events are outstanding until an `event_ack` drains them. An ack with
- *   `last_seq` drains events up to that seq; one without drains everything sent so far. `settled()`
- *   resolves when nothing is outstanding; simulation mode advances time only then.
- * - A strategy that leaves events outstanding for `stallTimeoutMs` makes `settled()` reject with a
+ *   `last_seq` drains events up to that seq; one without drains everything sent so far.
+ *   `waitForAcks` calls back when nothing is outstanding; simulation mode advances time only then.
+ * - A strategy that leaves events outstanding for `stallTimeoutMs` fails the wait with a
  *   `StallError` (0 disables the timeout: the run then waits for ever, as the spec describes).
  * - Each event is serialised and framed once (`frames.ts`) for every connection; the ring keeps the
  *   text for resumption (frames kept there, buffers outside V8's heap, cost more system time in
@@ -74,8 +74,7 @@ export class EventStream implements EventSink {
   private ringCount = 0;
   /** Whether the ring has ever dropped an event (only then can a resume miss one). */
   private evicted = false;
-  private waiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
-  private pendingSettle: Promise<void> | undefined;
+  private waiter: { settled: () => void; failed: (error: Error) => void } | undefined;
   /** One stall timer for the whole run, re-armed at each wait (not a new timer per batch). */
   private stallTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -207,22 +206,29 @@ export class EventStream implements EventSink {
     if (!this.outstanding) this.wake();
   }
 
-  settled(): Promise<void> {
-    if (!this.outstanding) return Promise.resolve();
-    if (this.closed) return Promise.reject(new Error('the event stream is closed'));
-    if (this.pendingSettle) return this.pendingSettle;
+  /**
+   * Whether the strategy has events to acknowledge. If it has, `settled` is called once the last of
+   * them is acknowledged, from the `ack` that drains it, before that ack's frame handler returns: no
+   * promise in between, since a backtest waits once per bar. `failed` is called instead with a
+   * `StallError` past the stall timeout, or an Error when the stream closes. One wait at a time.
+   */
+  waitForAcks(settled: () => void, failed: (error: Error) => void): boolean {
+    if (!this.outstanding) return false;
+    if (this.waiter) throw new Error('the event stream is already waited for');
+    if (this.closed) {
+      failed(new Error('the event stream is closed'));
+      return true;
+    }
     // The provider waits: it has published its batch, which need not wait for the end of the round.
     if (this.scheduledFlush) this.flush();
-    this.pendingSettle = new Promise<void>((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
+    this.waiter = { settled, failed };
     const timeout = this.options.stallTimeoutMs;
     if (timeout > 0) {
       if (this.stallTimer) this.stallTimer.refresh().ref();
       else this.stallTimer = setTimeout(() => this.fail(new StallError(timeout)), timeout);
     }
     this.spin.begin();
-    return this.pendingSettle;
+    return true;
   }
 
   /** A strategy's request runs: its time does not count against the busy-poll for its ack. */
@@ -235,7 +241,7 @@ export class EventStream implements EventSink {
     this.spin.release();
   }
 
-  /** Stops waiting: a pending `settled()` rejects (shutdown). */
+  /** Stops waiting: a pending wait fails (shutdown). */
   close(reason = 'the gateway is shutting down'): void {
     this.closed = true;
     this.fail(new Error(reason));
@@ -246,21 +252,19 @@ export class EventStream implements EventSink {
     const waiter = this.waiter;
     if (!waiter) return;
     this.waiter = undefined;
-    this.pendingSettle = undefined;
     this.spin.end();
     // Left to fire harmlessly (nobody waits then) unless the next wait re-arms it first.
     this.stallTimer?.unref();
-    waiter.resolve();
+    waiter.settled();
   }
 
   private fail(error: Error): void {
     const waiter = this.waiter;
     if (!waiter) return;
     this.waiter = undefined;
-    this.pendingSettle = undefined;
     this.spin.end();
     this.stallTimer?.unref();
-    waiter.reject(error);
+    waiter.failed(error);
   }
 
   private keep(seq: number, text: string): void {

@@ -60,6 +60,9 @@ export interface SimulationProviderOptions {
   replaySpeed?: number;
 }
 
+const COMPLETED: RunOutcome = { kind: 'completed' };
+const SHUT_DOWN: RunOutcome = { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
+
 const ALL_UPDATES: readonly UpdateKind[] = [
   'order_update',
   'position_update',
@@ -179,46 +182,77 @@ export class SimulationProvider implements Provider {
     this.stopped = true;
   }
 
-  private async run(): Promise<RunOutcome> {
+  /**
+   * Replays the window, one step at a time: wait (for the strategy's acks in simulation mode, for
+   * wall-clock time in paper mode), advance the engine, publish. A wait for acks ends in a callback
+   * from the ack that drains the last event, before its frame handler returns, rather than a promise
+   * and a turn of the microtask queue: a backtest waits once per bar.
+   */
+  private run(): Promise<RunOutcome> {
     const sink = this.sink();
     const paced = this.mode === 'paper' ? this.pacer() : undefined;
-    try {
-      for (;;) {
-        if (paced) await paced();
-        else await sink.settled();
-        if (this.stopped) return { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
-        const step = this.engine.advance(this.reader);
-        if (step.kind === 'events') {
-          this.deliver(step.events);
-          continue;
+    return new Promise<RunOutcome>((finish) => {
+      const fail = (error: unknown) => finish(this.failure(error));
+      let replayed = false;
+      const step = (): void => {
+        try {
+          for (;;) {
+            if (paced) {
+              const wait = replayed ? 0 : paced();
+              if (wait > 0) {
+                setTimeout(step, wait);
+                return;
+              }
+            } else if (sink.waitForAcks(step, fail)) {
+              return;
+            }
+            if (replayed || this.stopped) {
+              finish(replayed ? COMPLETED : SHUT_DOWN);
+              return;
+            }
+            const next = this.engine.advance(this.reader);
+            if (next.kind === 'events') {
+              this.deliver(next.events);
+              continue;
+            }
+            this.reader.fill().then((more) => {
+              if (!more) {
+                replayed = true;
+                try {
+                  this.deliver(this.engine.endOfData());
+                } catch (error) {
+                  fail(error);
+                  return;
+                }
+              }
+              step();
+            }, fail);
+            return;
+          }
+        } catch (error) {
+          fail(error);
         }
-        if (!(await this.reader.fill())) break;
-      }
-      this.deliver(this.engine.endOfData());
-      if (!paced) await sink.settled();
-      return { kind: 'completed' };
-    } catch (error) {
-      if (error instanceof StallError)
-        return { kind: 'failed', errorType: 'strategy', message: error.message };
-      if (this.stopped) return { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
-      return {
-        kind: 'failed',
-        errorType: 'platform',
-        message: `the replay failed: ${(error as Error).message}`,
       };
-    }
+      step();
+    });
   }
 
-  /** Paper mode: waits until wall-clock time has caught up with simulated time. */
-  private pacer(): () => Promise<void> {
+  private failure(error: unknown): RunOutcome {
+    if (error instanceof StallError) return { kind: 'failed', errorType: 'strategy', message: error.message };
+    if (this.stopped) return SHUT_DOWN;
+    return {
+      kind: 'failed',
+      errorType: 'platform',
+      message: `the replay failed: ${(error as Error).message}`,
+    };
+  }
+
+  /** Paper mode: how long to wait until wall-clock time has caught up with simulated time (ms). */
+  private pacer(): () => number {
     const speed = this.options.replaySpeed ?? 1;
     const wallStart = Date.now();
     const simStart = this.options.scenario.window.start;
-    return () => {
-      const due = wallStart + (this.engine.now - simStart) / speed;
-      const wait = due - Date.now();
-      return wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve();
-    };
+    return () => wallStart + (this.engine.now - simStart) / speed - Date.now();
   }
 
   private sink() {
