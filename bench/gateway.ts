@@ -6,12 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  type RunningGateway,
-  readGatewaySettings,
-  startGateway,
-  tuneJitForBacktests,
-} from '@hindsight/gateway';
+import { type RunningGateway, readGatewaySettings, startGateway } from '@hindsight/gateway';
 import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -540,7 +535,6 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
 
 /** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`sequential-orders`: the second half of `orders`). */
 export async function run(): Promise<void> {
-  tuneJitForBacktests(); // as the CLI's processes that host gateways do
   const only = process.env.GATEWAY_BENCH?.split(',');
   const wanted = (part: string) => only === undefined || only.includes(part);
   const store = await btcStore(['2024-01', '2024-02', '2024-03']);

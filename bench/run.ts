@@ -2,6 +2,11 @@
  * `npm run bench` runs every benchmark; `npm run bench -- NAME` runs one. Each prints lines
  * `BENCH <name> <value> <unit>`, the figures the README's Performance section quotes.
  */
+import { tuneJitForBacktests } from '@hindsight/gateway';
+
+// The process runs as the CLI's do (the platform, its workers, the standalone gateway).
+tuneJitForBacktests();
+
 const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   platform: () => import('./platform.ts'),
   engine: () => import('./engine.ts'),
