@@ -167,6 +167,8 @@ describe('result files', () => {
       name: 'TypeError',
       message: '$.z.y: only plain objects are allowed',
     });
+    // biome-ignore lint/suspicious/noSparseArray: a hole is refused, not skipped
+    assert.throws(() => canonicalJson([1, , 3]), { message: '$[1]: undefined is not representable in JSON' });
     assert.throws(() => canonicalJson(Number.NEGATIVE_INFINITY), {
       message: '$: -Infinity is not representable in JSON',
     });

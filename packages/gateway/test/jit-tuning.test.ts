@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { JIT_TUNING_APPLIES } from '../src/jit-tuning.ts';
 
 const TUNING = fileURLToPath(new URL('../src/jit-tuning.ts', import.meta.url));
 
@@ -36,7 +37,10 @@ function callsUntilOptimised(tune: boolean, extraFlags: string[] = []): number {
   return Number(out.trim());
 }
 
-describe('JIT tuning for processes that host gateways', () => {
+// Measured for Node 20's V8 (11.x); elsewhere the tuning does nothing (`JIT_TUNING_APPLIES`).
+describe('JIT tuning for processes that host gateways', {
+  skip: !JIT_TUNING_APPLIES && 'V8 is not 11.x',
+}, () => {
   it('has code optimised after fewer calls than V8 by default', () => {
     const byDefault = callsUntilOptimised(false);
     const tuned = callsUntilOptimised(true);
@@ -44,8 +48,9 @@ describe('JIT tuning for processes that host gateways', () => {
     assert.ok(tuned * 2 < byDefault, `tuned: ${tuned} calls, by default: ${byDefault}`);
   });
 
-  it('keeps a budget given on the command line', () => {
-    const given = ['--interrupt-budget=67584'];
-    assert.equal(callsUntilOptimised(true, given), callsUntilOptimised(false, given));
+  it('keeps a budget given on the command line, in either spelling', () => {
+    for (const given of [['--interrupt-budget=67584'], ['--interrupt_budget=67584']]) {
+      assert.equal(callsUntilOptimised(true, given), callsUntilOptimised(false, given), given[0]);
+    }
   });
 });

@@ -136,6 +136,36 @@ describe('event stream over a real WebSocket (simulation provider)', () => {
     }
   });
 
+  it('advances one bar for acks without last_seq read together, and reports a shutdown while waiting', async () => {
+    const t = await startTestGateway({ scenario: SHORT });
+    try {
+      const client = await StrategyClient.connect(t.url);
+      await client.waitFor((e) => e.type === 'candle', 'the first candle');
+      for (let i = 0; i < 3; i++) await client.step();
+      const before = client.lastSeq;
+      // A client acking each event of a batch on its own: both acks arrive in one read.
+      const raw = (client.socket as import('ws').WebSocket & { _socket: import('node:net').Socket })._socket;
+      raw.cork();
+      client.ack();
+      client.ack();
+      process.nextTick(() => raw.uncork());
+      await client.waitFor((e) => e.type === 'candle' && e.seq > before, 'the next candle');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const candles = client.events.filter((e) => e.type === 'candle' && e.seq > before);
+      assert.equal(candles.length, 1, 'the second ack drained nothing it had not seen');
+
+      await t.gateway.close();
+      const end = await t.gateway.done;
+      assert.deepEqual(end.outcome, {
+        kind: 'failed',
+        errorType: 'platform',
+        message: 'the gateway shut down',
+      });
+    } finally {
+      await t.gateway.close();
+    }
+  });
+
   it('refuses a resume from before the buffered events', () => {
     const stream = new EventStream({ stallTimeoutMs: 0, bufferSize: 4 });
     for (let i = 0; i < 10; i++) stream.publish([{ type: 'candle', timestamp: 'x' }]);

@@ -163,6 +163,12 @@ export interface EncodedResultFiles {
 const isLeaf = (value: unknown): boolean =>
   typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
+/** Indexed, so that a hole reads as undefined (refused) rather than being skipped as `every` does. */
+function allLeaves(values: readonly unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (!isLeaf(values[i])) return false;
+  return true;
+}
+
 const leafText = (value: unknown): string | undefined => (isLeaf(value) ? JSON.stringify(value) : undefined);
 
 /**
@@ -181,7 +187,7 @@ function canonicalValue(value: unknown, path: () => string): string {
     case 'object': {
       if (Array.isArray(value)) {
         // The timeseries' long arrays of numbers and decimal strings: one native call.
-        if (value.every(isLeaf)) return JSON.stringify(value);
+        if (allLeaves(value)) return JSON.stringify(value);
         const items = new Array<string>(value.length);
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];

@@ -38,7 +38,10 @@ export class OrderIdempotency {
     if (!existing) return { kind: 'new', key };
     const canonical = canonicalForm(body);
     if (canonical === undefined) return { kind: 'none' };
-    if (canonicalForm(existing.body) !== canonical) {
+    const recorded = canonicalForm(existing.body);
+    // A refused first body is recorded until its refusal settles (an asynchronous provider).
+    if (recorded === undefined) return { kind: 'new', key };
+    if (recorded !== canonical) {
       throw new GatewayError(
         'ORDER_NOT_MODIFIABLE',
         `client_order_id ${JSON.stringify(key)} already names an order with a different request; repeat the same body to get that order, or use a new client_order_id.`,

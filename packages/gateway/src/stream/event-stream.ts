@@ -39,6 +39,14 @@ export class StallError extends Error {
   }
 }
 
+/** The stream closed (the gateway shuts down) while a provider waited for acks. */
+export class StreamClosedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'StreamClosedError';
+  }
+}
+
 export class ResumeGapError extends Error {
   constructor(
     readonly requested: number,
@@ -74,6 +82,15 @@ export class EventStream implements EventSink {
   private ringCount = 0;
   /** Whether the ring has ever dropped an event (only then can a resume miss one). */
   private evicted = false;
+  /**
+   * While the batch stepped by an ack is published within the same read (until the microtask
+   * queue next runs), the highest seq that ack could have meant: a further ack without `last_seq`
+   * in the same read (a client acking each event of a batch) drains up to it, not the new batch.
+   */
+  private drainableThrough: number | undefined;
+  private readonly endDrainBoundary = () => {
+    this.drainableThrough = undefined;
+  };
   private waiter: { settled: () => void; failed: (error: Error) => void } | undefined;
   /** One stall timer for the whole run, re-armed at each wait (not a new timer per batch). */
   private stallTimer: NodeJS.Timeout | undefined;
@@ -201,7 +218,7 @@ export class EventStream implements EventSink {
 
   /** Applies an `event_ack`: drains up to `lastSeq`, or everything sent when it is absent. */
   ack(lastSeq?: number): void {
-    const upTo = lastSeq === undefined ? this.seq : Math.min(lastSeq, this.seq);
+    const upTo = lastSeq === undefined ? (this.drainableThrough ?? this.seq) : Math.min(lastSeq, this.seq);
     if (upTo > this.acked) this.acked = upTo;
     if (!this.outstanding) this.wake();
   }
@@ -216,7 +233,7 @@ export class EventStream implements EventSink {
     if (!this.outstanding) return false;
     if (this.waiter) throw new Error('the event stream is already waited for');
     if (this.closed) {
-      failed(new Error('the event stream is closed'));
+      failed(new StreamClosedError('the event stream is closed'));
       return true;
     }
     // The provider waits: it has published its batch, which need not wait for the end of the round.
@@ -244,7 +261,7 @@ export class EventStream implements EventSink {
   /** Stops waiting: a pending wait fails (shutdown). */
   close(reason = 'the gateway is shutting down'): void {
     this.closed = true;
-    this.fail(new Error(reason));
+    this.fail(new StreamClosedError(reason));
     clearTimeout(this.stallTimer);
   }
 
@@ -255,6 +272,8 @@ export class EventStream implements EventSink {
     this.spin.end();
     // Left to fire harmlessly (nobody waits then) unless the next wait re-arms it first.
     this.stallTimer?.unref();
+    if (this.drainableThrough === undefined) queueMicrotask(this.endDrainBoundary);
+    this.drainableThrough = this.seq;
     waiter.settled();
   }
 

@@ -21,7 +21,7 @@ import {
 } from '@hindsight/engine';
 import { type BarStore, ReplayReader, TickReplay } from '@hindsight/marketdata';
 import { GatewayError, providerFailure } from '../../errors.ts';
-import { StallError } from '../../stream/event-stream.ts';
+import { StallError, StreamClosedError } from '../../stream/event-stream.ts';
 import type {
   Bar,
   BarQuery,
@@ -61,6 +61,8 @@ export interface SimulationProviderOptions {
 }
 
 const COMPLETED: RunOutcome = { kind: 'completed' };
+/** The longest delay `setTimeout` honours (a longer one fires after 1 ms); the pacer waits again. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const SHUT_DOWN: RunOutcome = { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
 
 const ALL_UPDATES: readonly UpdateKind[] = [
@@ -200,7 +202,7 @@ export class SimulationProvider implements Provider {
             if (paced) {
               const wait = replayed ? 0 : paced();
               if (wait > 0) {
-                setTimeout(step, wait);
+                setTimeout(step, Math.min(wait, MAX_TIMER_MS));
                 return;
               }
             } else if (sink.waitForAcks(step, fail)) {
@@ -239,11 +241,11 @@ export class SimulationProvider implements Provider {
 
   private failure(error: unknown): RunOutcome {
     if (error instanceof StallError) return { kind: 'failed', errorType: 'strategy', message: error.message };
-    if (this.stopped) return SHUT_DOWN;
+    if (this.stopped || error instanceof StreamClosedError) return SHUT_DOWN;
     return {
       kind: 'failed',
       errorType: 'platform',
-      message: `the replay failed: ${(error as Error).message}`,
+      message: `the replay failed: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
 
