@@ -48,6 +48,17 @@ async function started(env: Record<string, string> = {}) {
   return { t, client };
 }
 
+/** The two runs' orders agree on `fields` (each order as its own gateway answers GET for it). */
+async function assertSameOrder(
+  [overT, overId]: [TestGateway, string],
+  [httpT, httpId]: [TestGateway, string],
+  fields: string[],
+): Promise<void> {
+  const a = (await overT.api.get(`/v1/orders/${overId}`)).body;
+  const b = (await httpT.api.get(`/v1/orders/${httpId}`)).body;
+  for (const field of fields) assert.equal(a[field], b[field], field);
+}
+
 const quoteTime = async (t: TestGateway) => (await t.api.get('/v1/quotes/C:BTCUSD')).body.timestamp;
 
 describe('REST calls over the WebSocket (simulation provider)', () => {
@@ -83,14 +94,11 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
 
       const viaHttp = await http.t.api.post('/v1/orders', { body: market('BUY', '0.05') });
       assert.equal(viaHttp.status, 201);
-      const order = (t: TestGateway, id: string) => t.api.get(`/v1/orders/${id}`);
-      const [a, b] = [
-        (await order(over.t, answer.body.id)).body,
-        (await order(http.t, viaHttp.body.id)).body,
-      ];
-      for (const field of ['status', 'average_fill_price', 'filled_quantity', 'created_at', 'updated_at']) {
-        assert.equal(a[field], b[field], field);
-      }
+      await assertSameOrder(
+        [over.t, answer.body.id],
+        [http.t, viaHttp.body.id],
+        ['status', 'average_fill_price', 'filled_quantity', 'created_at', 'updated_at'],
+      );
       const fill = (c: StrategyClient, id: string) =>
         c.waitFor((e) => e.type === 'trade' && e.trade.order_id === id, 'the trade');
       const [tradeA, tradeB] = [
@@ -143,14 +151,11 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
       await http.client.step();
       const viaHttp = await http.t.api.post('/v1/orders', { body: market('BUY', '0.05') });
       assert.equal(viaHttp.status, 201);
-      const order = (t: TestGateway, id: string) => t.api.get(`/v1/orders/${id}`);
-      const [a, b] = [
-        (await order(over.t, answer.body.id)).body,
-        (await order(http.t, viaHttp.body.id)).body,
-      ];
-      for (const field of ['status', 'average_fill_price', 'created_at', 'updated_at']) {
-        assert.equal(a[field], b[field], field);
-      }
+      await assertSameOrder(
+        [over.t, answer.body.id],
+        [http.t, viaHttp.body.id],
+        ['status', 'average_fill_price', 'created_at', 'updated_at'],
+      );
     } finally {
       await over.t.gateway.close();
       await http.t.gateway.close();

@@ -60,9 +60,9 @@ export interface SimulationProviderOptions {
   replaySpeed?: number;
 }
 
-const COMPLETED: RunOutcome = { kind: 'completed' };
 /** The longest delay `setTimeout` honours (a longer one fires after 1 ms); the pacer waits again. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const COMPLETED: RunOutcome = { kind: 'completed' };
 const SHUT_DOWN: RunOutcome = { kind: 'failed', errorType: 'platform', message: 'the gateway shut down' };
 
 const ALL_UPDATES: readonly UpdateKind[] = [
@@ -195,10 +195,16 @@ export class SimulationProvider implements Provider {
     const paced = this.mode === 'paper' ? this.pacer() : undefined;
     return new Promise<RunOutcome>((finish) => {
       const fail = (error: unknown) => finish(this.failure(error));
+      // The reader has no more bars (`exhausted`); the end of the data is published (`replayed`).
+      let exhausted = false;
       let replayed = false;
       const step = (): void => {
         try {
           for (;;) {
+            if (exhausted && !replayed) {
+              replayed = true;
+              this.deliver(this.engine.endOfData());
+            }
             if (paced) {
               const wait = replayed ? 0 : paced();
               if (wait > 0) {
@@ -218,15 +224,7 @@ export class SimulationProvider implements Provider {
               continue;
             }
             this.reader.fill().then((more) => {
-              if (!more) {
-                replayed = true;
-                try {
-                  this.deliver(this.engine.endOfData());
-                } catch (error) {
-                  fail(error);
-                  return;
-                }
-              }
+              exhausted = !more;
               step();
             }, fail);
             return;
