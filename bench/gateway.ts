@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,9 @@ import WebSocket, { WebSocketServer } from 'ws';
  *   WebSocket, and Python, orders over HTTP) as real processes, bars per second of the whole run:
  *   from starting the strategy's process (`end_to_end`), and from its connection, when the run
  *   starts (`from_connection`: the process has started and loaded its code by then; the data is
- *   read and the results are written after it, as in a backtrader `cerebro.run()`).
+ *   read and the results are written after it, as in a backtrader `cerebro.run()`);
+ * - the yardstick: backtrader running the same crossover on the same bars in-process, when it is
+ *   importable (`backtraderSma`).
  */
 const SAMPLE = fileURLToPath(new URL('../data/sample/crypto/', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
@@ -533,7 +535,10 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
   console.log(`BENCH gateway_sma_${language}_closed_trades ${trades} trades`);
 }
 
-/** `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`sequential-orders`: the second half of `orders`). */
+/**
+ * `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`sequential-orders`: the second half of
+ * `orders`; `backtrader`: the last of `sma`).
+ */
 export async function run(): Promise<void> {
   const only = process.env.GATEWAY_BENCH?.split(',');
   const wanted = (part: string) => only === undefined || only.includes(part);
@@ -550,6 +555,48 @@ export async function run(): Promise<void> {
     await endToEnd(store, 'typescript', 3);
     await endToEnd(store, 'python', 1);
   }
+  if (wanted('sma') || wanted('backtrader')) await backtraderSma(['2024-01', '2024-02', '2024-03']);
+}
+
+/**
+ * The issue's yardstick on the same machine and the same bars: backtrader running the same crossover
+ * in-process (`bench/backtrader-sma.py`), with its default observers and without them. backtrader is
+ * not a dependency (PyPI is out of reach here): the part runs when `python3 -c 'import backtrader'`
+ * works, or with `BACKTRADER_PATH` naming a folder that holds the `backtrader` package.
+ */
+async function backtraderSma(months: string[]): Promise<void> {
+  const env = { PATH: process.env.PATH ?? '', PYTHONPATH: process.env.BACKTRADER_PATH ?? '' };
+  try {
+    execFileSync(PYTHON, ['-c', 'import backtrader'], { env, stdio: 'ignore' });
+  } catch {
+    console.log(
+      '# backtrader is not importable (set BACKTRADER_PATH to a folder holding it): its figures are left out',
+    );
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'hindsight-bench-backtrader-'));
+  const csv = join(dir, 'BTCUSDT-1m.csv');
+  const lines: string[] = [];
+  for (const [i, month] of months.entries()) {
+    const text = execFileSync('zstd', ['-dc', join(SAMPLE, `binance_spot_BTCUSDT_1m_${month}.csv.zst`)], {
+      maxBuffer: 1 << 30,
+    }).toString();
+    lines.push(i === 0 ? text.trimEnd() : text.slice(text.indexOf('\n') + 1).trimEnd());
+  }
+  await writeFile(csv, `${lines.join('\n')}\n`);
+  const script = fileURLToPath(new URL('./backtrader-sma.py', import.meta.url));
+  for (const observers of [false, true]) {
+    const args = [script, csv, ...(observers ? ['--stdstats'] : [])];
+    const result = JSON.parse(execFileSync(PYTHON, args, { env }).toString()) as {
+      bars: number;
+      seconds: number;
+      orders: number;
+    };
+    const name = `gateway_sma_backtrader${observers ? '_stdstats' : ''}`;
+    console.log(`BENCH ${name} ${Math.round(result.bars / result.seconds)} bars/s`);
+    console.log(`BENCH ${name}_orders ${result.orders} orders`);
+  }
+  await rm(dir, { recursive: true });
 }
 
 /** The strategy of the order benchmark: prints "ready" at the first candle, then reads and never acks. */
