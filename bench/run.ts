@@ -2,7 +2,8 @@
  * `npm run bench` runs every benchmark; `npm run bench -- NAME` runs one. Each prints lines
  * `BENCH <name> <value> <unit>`, the figures the README's Performance section quotes.
  */
-import { tuneJitForBacktests } from '@hindsight/gateway';
+import { spawnSync } from 'node:child_process';
+import { SINGLE_THREADED_FLAG, tuneJitForBacktests, wantsSingleThreadedV8 } from '@hindsight/gateway';
 
 // The process runs as the CLI's do (the platform, its workers, the standalone gateway).
 tuneJitForBacktests();
@@ -28,6 +29,18 @@ if (unknown.length > 0) {
 for (const name of requested.length > 0 ? requested : Object.keys(benchmarks)) {
   const loader = benchmarks[name];
   if (!loader) continue;
+  // The gateway benchmark hosts its gateways in-process: it runs with the V8 flags that `hindsight
+  // gateway` starts with (packages/cli/src/relaunch.ts), in a child of its own when they are missing.
+  if (
+    name === 'gateway' &&
+    wantsSingleThreadedV8(process.env) &&
+    !process.execArgv.includes(SINGLE_THREADED_FLAG)
+  ) {
+    const args = [SINGLE_THREADED_FLAG, ...process.execArgv, process.argv[1] as string, name];
+    const { status } = spawnSync(process.execPath, args, { stdio: 'inherit' });
+    if (status !== 0) process.exit(status ?? 1);
+    continue;
+  }
   console.log(`# ${name}`);
   await (await loader()).run();
 }

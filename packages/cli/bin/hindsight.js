@@ -3,4 +3,9 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/main.ts');
+// `hindsight gateway` runs in a child started with the V8 flags its gateway wants (relaunch.ts).
+const { followLauncher, relaunchWithV8Flags } = await import('../src/relaunch.ts');
+if (!relaunchWithV8Flags()) {
+  followLauncher();
+  await import('../src/main.ts');
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -58,6 +58,57 @@ async function scenarioFile(dir: string, instrument = 'C:BTCUSD'): Promise<strin
     }),
   );
   return file;
+}
+
+/** The processes whose parent is `pid` (Linux /proc). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+async function commandLine(pid: number): Promise<string[]> {
+  return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+}
+
+/** Starts `hindsight gateway` on a backtest and resolves once it has printed its address. */
+async function startedGateway(singleThreaded: 'true' | 'false') {
+  const dir = await dataDir();
+  const env = {
+    GATEWAY_PROVIDER: 'simulation',
+    GATEWAY_PORT: '0',
+    HINDSIGHT_SCENARIO: await scenarioFile(dir),
+    HINDSIGHT_DATA_DIR: dir,
+    GATEWAY_SINGLE_THREADED: singleThreaded,
+  };
+  const child = spawn(process.execPath, [bin, 'gateway'], { env: { ...cleanEnv, RUST_LOG: 'warn', ...env } });
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let stdout = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('Events:')) resolve();
+    });
+    child.on('close', (code) => reject(new Error(`hindsight gateway exited with ${code} before starting`)));
+  });
+  return { child, closed };
+}
+
+async function gone(pid: number): Promise<void> {
+  while (
+    await readFile(`/proc/${pid}/stat`, 'utf8').then(
+      () => true,
+      () => false,
+    )
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('hindsight gateway', () => {
@@ -148,5 +199,35 @@ describe('hindsight gateway', () => {
     );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /shutting down/);
+  });
+
+  it('runs the gateway in a child started with --single-threaded (GATEWAY_SINGLE_THREADED=true), which stops when the launcher is killed', {
+    timeout: 30_000,
+  }, async () => {
+    const { child, closed } = await startedGateway('true');
+    const launcher = child.pid as number;
+    assert.ok(!(await commandLine(launcher)).includes('--single-threaded'));
+    const [hosting, ...others] = await childrenOf(launcher);
+    assert.equal(others.length, 0);
+    assert.ok(hosting !== undefined, 'the launcher started no child');
+    assert.deepEqual((await commandLine(hosting)).slice(1, 4), ['--single-threaded', bin, 'gateway']);
+    child.kill('SIGKILL');
+    await closed;
+    await gone(hosting); // its IPC channel closed: it drains as on SIGTERM
+  });
+
+  it('runs the gateway in its own process with GATEWAY_SINGLE_THREADED=false, and refuses other values', async () => {
+    const { child, closed } = await startedGateway('false');
+    assert.deepEqual(await childrenOf(child.pid as number), []);
+    assert.ok(!(await commandLine(child.pid as number)).includes('--single-threaded'));
+    child.kill('SIGTERM');
+    assert.equal(await closed, 0);
+
+    const refused = await gateway({ GATEWAY_PROVIDER: 'simulation', GATEWAY_SINGLE_THREADED: 'yes' });
+    assert.equal(refused.code, 2);
+    assert.equal(
+      refused.stderr,
+      'hindsight gateway: GATEWAY_SINGLE_THREADED: must be auto, true or false, not "yes"\n',
+    );
   });
 });

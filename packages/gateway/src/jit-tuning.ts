@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -24,4 +25,36 @@ export const JIT_TUNING_APPLIES = process.versions.v8.startsWith('11.');
 export function tuneJitForBacktests(execArgv: readonly string[] = process.execArgv): void {
   if (!JIT_TUNING_APPLIES || execArgv.some((arg) => /^--interrupt[-_]budget/.test(arg))) return;
   setFlagsFromString(`--interrupt-budget=${GATEWAY_INTERRUPT_BUDGET}`);
+}
+
+/**
+ * V8 without helper threads (`--single-threaded`: compiling and collecting on the main thread). A
+ * simulation's gateway and its strategy each keep a core busy while they poll for the other's answer
+ * (docs/gateway.md, "Waiting for acks"); with no core to spare, V8's helper threads (optimising
+ * compiles, parallel scavenges, concurrent marking) take the CPU from one of the pollers, and the
+ * event/ack ping-pong stops until it gets it back. On the 2-core benchmark machine, 2026-11-27, the
+ * gateway's helper threads used 0.8 s of CPU during a 4.4 s SMA run (0.75 s of it optimising
+ * compiles), and without them the same run went from 27.5 k to 30.0 k bars/s (medians of five
+ * interleaved pairs; 12 of 13 pairs faster). The flag is read only when V8 starts, so the process
+ * that hosts the gateway is started with it (the CLI relaunches itself, `packages/cli/src/relaunch.ts`).
+ */
+export const SINGLE_THREADED_FLAG = '--single-threaded';
+
+/** The machines where the pollers leave no core to V8's helper threads. */
+export const SINGLE_THREADED_MAX_CORES = 2;
+
+/**
+ * Whether a process that hosts a simulation gateway should run V8 single-threaded:
+ * `GATEWAY_SINGLE_THREADED` is `auto` (the default: on machines of at most two cores), `true` or
+ * `false`. Throws on any other value, naming the variable.
+ */
+export function wantsSingleThreadedV8(
+  env: Readonly<Record<string, string | undefined>>,
+  cores: number = availableParallelism(),
+): boolean {
+  const value = env.GATEWAY_SINGLE_THREADED ?? 'auto';
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (value === 'auto') return cores <= SINGLE_THREADED_MAX_CORES;
+  throw new Error(`GATEWAY_SINGLE_THREADED: must be auto, true or false, not ${JSON.stringify(value)}`);
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { JIT_TUNING_APPLIES } from '../src/jit-tuning.ts';
+import { JIT_TUNING_APPLIES, SINGLE_THREADED_MAX_CORES, wantsSingleThreadedV8 } from '../src/jit-tuning.ts';
 
 const TUNING = fileURLToPath(new URL('../src/jit-tuning.ts', import.meta.url));
 
@@ -51,6 +51,25 @@ describe('JIT tuning for processes that host gateways', {
   it('keeps a budget given on the command line, in either spelling', () => {
     for (const given of [['--interrupt-budget=67584'], ['--interrupt_budget=67584']]) {
       assert.equal(callsUntilOptimised(true, given), callsUntilOptimised(false, given), given[0]);
+    }
+  });
+});
+
+describe('GATEWAY_SINGLE_THREADED', () => {
+  it('is on by default where the two pollers leave no core to spare, and as set otherwise', () => {
+    assert.equal(wantsSingleThreadedV8({}, 1), true);
+    assert.equal(wantsSingleThreadedV8({}, SINGLE_THREADED_MAX_CORES), true);
+    assert.equal(wantsSingleThreadedV8({ GATEWAY_SINGLE_THREADED: 'auto' }, 4), false);
+    assert.equal(wantsSingleThreadedV8({ GATEWAY_SINGLE_THREADED: 'true' }, 64), true);
+    assert.equal(wantsSingleThreadedV8({ GATEWAY_SINGLE_THREADED: 'false' }, 2), false);
+  });
+
+  it('refuses any other value, naming the variable', () => {
+    for (const value of ['', 'TRUE', '1', 'yes']) {
+      assert.throws(
+        () => wantsSingleThreadedV8({ GATEWAY_SINGLE_THREADED: value }, 2),
+        new Error(`GATEWAY_SINGLE_THREADED: must be auto, true or false, not ${JSON.stringify(value)}`),
+      );
     }
   });
 });
