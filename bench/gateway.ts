@@ -559,44 +559,53 @@ export async function run(): Promise<void> {
 }
 
 /**
- * The issue's yardstick on the same machine and the same bars: backtrader running the same crossover
- * in-process (`bench/backtrader-sma.py`), with its default observers and without them. backtrader is
- * not a dependency (PyPI is out of reach here): the part runs when `python3 -c 'import backtrader'`
- * works, or with `BACKTRADER_PATH` naming a folder that holds the `backtrader` package.
+ * backtrader on the same machine and the same bars: the same crossover in-process
+ * (`bench/backtrader-sma.py`), with its default observers and without them. backtrader is not a
+ * dependency of Hindsight: the part runs when the benchmark's python3 (`/usr/bin/python3` where it
+ * exists) can import it, from its own site-packages or from `BACKTRADER_PATH`, a folder holding the
+ * `backtrader` package.
  */
 async function backtraderSma(months: string[]): Promise<void> {
-  const env = { PATH: process.env.PATH ?? '', PYTHONPATH: process.env.BACKTRADER_PATH ?? '' };
+  const pythonPath = [process.env.BACKTRADER_PATH, process.env.PYTHONPATH].filter(Boolean).join(':');
+  const env = { ...process.env, PYTHONPATH: pythonPath };
   try {
     execFileSync(PYTHON, ['-c', 'import backtrader'], { env, stdio: 'ignore' });
   } catch {
     console.log(
-      '# backtrader is not importable (set BACKTRADER_PATH to a folder holding it): its figures are left out',
+      `# backtrader is not importable by ${PYTHON} (set BACKTRADER_PATH to a folder holding it): its figures are left out`,
     );
     return;
   }
   const dir = await mkdtemp(join(tmpdir(), 'hindsight-bench-backtrader-'));
-  const csv = join(dir, 'BTCUSDT-1m.csv');
-  const lines: string[] = [];
-  for (const [i, month] of months.entries()) {
-    const text = execFileSync('zstd', ['-dc', join(SAMPLE, `binance_spot_BTCUSDT_1m_${month}.csv.zst`)], {
-      maxBuffer: 1 << 30,
-    }).toString();
-    lines.push(i === 0 ? text.trimEnd() : text.slice(text.indexOf('\n') + 1).trimEnd());
+  try {
+    const csv = join(dir, 'BTCUSDT-1m.csv');
+    const lines: string[] = [];
+    for (const [i, month] of months.entries()) {
+      const file = join(SAMPLE, `binance_spot_BTCUSDT_1m_${month}.csv.zst`);
+      const text = execFileSync('zstd', ['-dc', file], { maxBuffer: 1 << 30 }).toString();
+      lines.push(i === 0 ? text.trimEnd() : text.slice(text.indexOf('\n') + 1).trimEnd());
+    }
+    await writeFile(csv, `${lines.join('\n')}\n`);
+    const script = fileURLToPath(new URL('./backtrader-sma.py', import.meta.url));
+    for (const observers of [false, true]) {
+      const args = [script, csv, ...(observers ? ['--stdstats'] : [])];
+      const started = performance.now();
+      const result = JSON.parse(execFileSync(PYTHON, args, { env }).toString()) as {
+        bars: number;
+        seconds: number;
+        orders: number;
+      };
+      const processSeconds = (performance.now() - started) / 1000;
+      const name = `gateway_sma_backtrader${observers ? '_stdstats' : ''}`;
+      // `cerebro.run()` alone (as from_connection), and the whole process (as end_to_end: the
+      // interpreter's start and backtrader's import included).
+      console.log(`BENCH ${name} ${Math.round(result.bars / result.seconds)} bars/s`);
+      console.log(`BENCH ${name}_end_to_end ${Math.round(result.bars / processSeconds)} bars/s`);
+      console.log(`BENCH ${name}_orders ${result.orders} orders`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  await writeFile(csv, `${lines.join('\n')}\n`);
-  const script = fileURLToPath(new URL('./backtrader-sma.py', import.meta.url));
-  for (const observers of [false, true]) {
-    const args = [script, csv, ...(observers ? ['--stdstats'] : [])];
-    const result = JSON.parse(execFileSync(PYTHON, args, { env }).toString()) as {
-      bars: number;
-      seconds: number;
-      orders: number;
-    };
-    const name = `gateway_sma_backtrader${observers ? '_stdstats' : ''}`;
-    console.log(`BENCH ${name} ${Math.round(result.bars / result.seconds)} bars/s`);
-    console.log(`BENCH ${name}_orders ${result.orders} orders`);
-  }
-  await rm(dir, { recursive: true });
 }
 
 /** The strategy of the order benchmark: prints "ready" at the first candle, then reads and never acks. */

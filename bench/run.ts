@@ -3,7 +3,7 @@
  * `BENCH <name> <value> <unit>`, the figures the README's Performance section quotes.
  */
 import { spawnSync } from 'node:child_process';
-import { SINGLE_THREADED_FLAG, tuneJitForBacktests, wantsSingleThreadedV8 } from '@hindsight/gateway';
+import { missingGatewayV8Flags, tuneJitForBacktests } from '@hindsight/gateway';
 
 // The process runs as the CLI's do (the platform, its workers, the standalone gateway).
 tuneJitForBacktests();
@@ -20,6 +20,15 @@ const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   }),
 };
 
+function gatewayFlagsMissing(): string[] {
+  try {
+    return missingGatewayV8Flags(process.env);
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in benchmarks));
 if (unknown.length > 0) {
@@ -31,12 +40,9 @@ for (const name of requested.length > 0 ? requested : Object.keys(benchmarks)) {
   if (!loader) continue;
   // The gateway benchmark hosts its gateways in-process: it runs with the V8 flags that `hindsight
   // gateway` starts with (packages/cli/src/relaunch.ts), in a child of its own when they are missing.
-  if (
-    name === 'gateway' &&
-    wantsSingleThreadedV8(process.env) &&
-    !process.execArgv.includes(SINGLE_THREADED_FLAG)
-  ) {
-    const args = [SINGLE_THREADED_FLAG, ...process.execArgv, process.argv[1] as string, name];
+  const missing = name === 'gateway' ? gatewayFlagsMissing() : [];
+  if (missing.length > 0) {
+    const args = [...missing, ...process.execArgv, process.argv[1] as string, name];
     const { status } = spawnSync(process.execPath, args, { stdio: 'inherit' });
     if (status !== 0) process.exit(status ?? 1);
     continue;

@@ -100,15 +100,21 @@ async function startedGateway(singleThreaded: 'true' | 'false') {
   return { child, closed };
 }
 
+/** Resolves once `pid` has exited (gone, or a zombie nobody reaps: its parent died before it). */
 async function gone(pid: number): Promise<void> {
-  while (
-    await readFile(`/proc/${pid}/stat`, 'utf8').then(
-      () => true,
-      () => false,
-    )
-  ) {
+  for (;;) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The process `hindsight gateway` started for its gateway (the launcher's one child). */
+async function hostingProcess(launcher: number): Promise<number> {
+  const [hosting, ...others] = await childrenOf(launcher);
+  assert.equal(others.length, 0);
+  assert.ok(hosting !== undefined, 'the launcher started no child');
+  return hosting;
 }
 
 describe('hindsight gateway', () => {
@@ -207,13 +213,63 @@ describe('hindsight gateway', () => {
     const { child, closed } = await startedGateway('true');
     const launcher = child.pid as number;
     assert.ok(!(await commandLine(launcher)).includes('--single-threaded'));
-    const [hosting, ...others] = await childrenOf(launcher);
-    assert.equal(others.length, 0);
-    assert.ok(hosting !== undefined, 'the launcher started no child');
-    assert.deepEqual((await commandLine(hosting)).slice(1, 4), ['--single-threaded', bin, 'gateway']);
-    child.kill('SIGKILL');
-    await closed;
-    await gone(hosting); // its IPC channel closed: it drains as on SIGTERM
+    const hosting = await hostingProcess(launcher);
+    try {
+      assert.deepEqual((await commandLine(hosting)).slice(1, 4), ['--single-threaded', bin, 'gateway']);
+      child.kill('SIGKILL');
+      await closed;
+      await gone(hosting); // its IPC channel closed: it drains as on SIGTERM
+    } finally {
+      process.kill(hosting, 'SIGKILL'); // gone already unless the test failed
+    }
+  });
+
+  it('relaunched, ends as its gateway ends: SIGTERM drained to 0, a settings error 2, a death by signal that signal', {
+    timeout: 60_000,
+  }, async () => {
+    const drained = await startedGateway('true');
+    drained.child.kill('SIGTERM');
+    assert.equal(await drained.closed, 0);
+
+    const refused = await gateway({
+      GATEWAY_PROVIDER: 'simulation',
+      GATEWAY_SINGLE_THREADED: 'true',
+      HINDSIGHT_SCENARIO: '/nonexistent/scenario.json',
+    });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /^hindsight gateway: .*scenario\.json/);
+
+    const killed = await startedGateway('true');
+    const signalled = new Promise((resolve) => killed.child.on('exit', (_code, signal) => resolve(signal)));
+    process.kill(await hostingProcess(killed.child.pid as number), 'SIGKILL');
+    assert.equal(await signalled, 'SIGKILL');
+  });
+
+  it('relaunched, stops at once when its launcher died while it was loading', {
+    timeout: 30_000,
+  }, async () => {
+    const dir = await dataDir();
+    const child = spawn(process.execPath, ['--single-threaded', bin, 'gateway'], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: {
+        ...cleanEnv,
+        RUST_LOG: 'warn',
+        GATEWAY_PROVIDER: 'simulation',
+        GATEWAY_PORT: '0',
+        HINDSIGHT_SCENARIO: await scenarioFile(dir),
+        HINDSIGHT_DATA_DIR: dir,
+        HINDSIGHT_RELAUNCHED: '1',
+      },
+    });
+    child.disconnect(); // as a launcher killed before the child has loaded its code
+    let stdout = '';
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr?.resume();
+    const signal = await new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    assert.equal(signal, 'SIGTERM');
+    assert.equal(stdout, '', 'the gateway started without a launcher');
   });
 
   it('runs the gateway in its own process with GATEWAY_SINGLE_THREADED=false, and refuses other values', async () => {

@@ -35,12 +35,15 @@ export function tuneJitForBacktests(execArgv: readonly string[] = process.execAr
  * event/ack ping-pong stops until it gets it back. On the 2-core benchmark machine, 2026-11-27, the
  * gateway's helper threads used 0.8 s of CPU during a 4.4 s SMA run (0.75 s of it optimising
  * compiles), and without them the same run went from 27.5 k to 30.0 k bars/s (medians of five
- * interleaved pairs; 12 of 13 pairs faster). The flag is read only when V8 starts, so the process
+ * interleaved pairs; 15 of 17 pairs faster). The flag is read only when V8 starts, so the process
  * that hosts the gateway is started with it (the CLI relaunches itself, `packages/cli/src/relaunch.ts`).
  */
 export const SINGLE_THREADED_FLAG = '--single-threaded';
 
-/** The machines where the pollers leave no core to V8's helper threads. */
+/**
+ * The machines where the pollers leave no core to V8's helper threads. Cores as Node 20 counts them
+ * (`availableParallelism`: the CPU affinity mask, not a container's CPU quota).
+ */
 export const SINGLE_THREADED_MAX_CORES = 2;
 
 /**
@@ -57,4 +60,18 @@ export function wantsSingleThreadedV8(
   if (value === 'false') return false;
   if (value === 'auto') return cores <= SINGLE_THREADED_MAX_CORES;
   throw new Error(`GATEWAY_SINGLE_THREADED: must be auto, true or false, not ${JSON.stringify(value)}`);
+}
+
+/**
+ * The V8 flags a process that hosts a simulation gateway wants and was not started with (`execArgv`):
+ * what a launcher adds when it starts such a process again. Throws on an invalid
+ * `GATEWAY_SINGLE_THREADED`, as `wantsSingleThreadedV8`.
+ */
+export function missingGatewayV8Flags(
+  env: Readonly<Record<string, string | undefined>>,
+  execArgv: readonly string[] = process.execArgv,
+  cores: number = availableParallelism(),
+): string[] {
+  const wanted = wantsSingleThreadedV8(env, cores);
+  return wanted && !execArgv.includes(SINGLE_THREADED_FLAG) ? [SINGLE_THREADED_FLAG] : [];
 }

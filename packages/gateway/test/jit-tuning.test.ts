@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { JIT_TUNING_APPLIES, SINGLE_THREADED_MAX_CORES, wantsSingleThreadedV8 } from '../src/jit-tuning.ts';
+import {
+  JIT_TUNING_APPLIES,
+  missingGatewayV8Flags,
+  SINGLE_THREADED_MAX_CORES,
+  wantsSingleThreadedV8,
+} from '../src/jit-tuning.ts';
 
 const TUNING = fileURLToPath(new URL('../src/jit-tuning.ts', import.meta.url));
 
@@ -71,5 +76,16 @@ describe('GATEWAY_SINGLE_THREADED', () => {
         new Error(`GATEWAY_SINGLE_THREADED: must be auto, true or false, not ${JSON.stringify(value)}`),
       );
     }
+  });
+
+  it('names the flag a gateway process lacks, and nothing once it has it or does not want it', () => {
+    assert.deepEqual(missingGatewayV8Flags({}, ['--import', 'tsx'], 2), ['--single-threaded']);
+    assert.deepEqual(missingGatewayV8Flags({}, ['--single-threaded', '--import', 'tsx'], 2), []);
+    assert.deepEqual(missingGatewayV8Flags({}, [], 8), []);
+    assert.deepEqual(missingGatewayV8Flags({ GATEWAY_SINGLE_THREADED: 'false' }, [], 1), []);
+    assert.throws(
+      () => missingGatewayV8Flags({ GATEWAY_SINGLE_THREADED: 'on' }, [], 2),
+      /GATEWAY_SINGLE_THREADED/,
+    );
   });
 });
