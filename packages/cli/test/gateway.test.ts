@@ -220,7 +220,11 @@ describe('hindsight gateway', () => {
       await closed;
       await gone(hosting); // its IPC channel closed: it drains as on SIGTERM
     } finally {
-      process.kill(hosting, 'SIGKILL'); // gone already unless the test failed
+      try {
+        process.kill(hosting, 'SIGKILL'); // only a failed test leaves it running
+      } catch {
+        // gone (ESRCH): reaped already
+      }
     }
   });
 
