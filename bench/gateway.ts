@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type RunningGateway, readGatewaySettings, startGateway } from '@hindsight/gateway';
-import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
+import { BarStore, ensureZstd, MemoryObjectStore, zstdDecompress } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 import WebSocket, { WebSocketServer } from 'ws';
 
@@ -34,6 +34,8 @@ import WebSocket, { WebSocketServer } from 'ws';
  *   importable (`backtraderSma`).
  */
 const SAMPLE = fileURLToPath(new URL('../data/sample/crypto/', import.meta.url));
+/** The sample's months of BTCUSDT 1m bars: 131,040 bars. */
+const BTC_MONTHS = ['2024-01', '2024-02', '2024-03'];
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const silent = new Writable({ write: (_c, _e, done) => done() });
@@ -542,7 +544,7 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
 export async function run(): Promise<void> {
   const only = process.env.GATEWAY_BENCH?.split(',');
   const wanted = (part: string) => only === undefined || only.includes(part);
-  const store = await btcStore(['2024-01', '2024-02', '2024-03']);
+  const store = await btcStore(BTC_MONTHS);
   if (wanted('roundtrips')) {
     await loopbackFloors();
     await roundTrips(store, 'node', 3);
@@ -555,7 +557,7 @@ export async function run(): Promise<void> {
     await endToEnd(store, 'typescript', 3);
     await endToEnd(store, 'python', 1);
   }
-  if (wanted('sma') || wanted('backtrader')) await backtraderSma(['2024-01', '2024-02', '2024-03']);
+  if (wanted('sma') || wanted('backtrader')) await backtraderSma(BTC_MONTHS);
 }
 
 /**
@@ -579,10 +581,11 @@ async function backtraderSma(months: string[]): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'hindsight-bench-backtrader-'));
   try {
     const csv = join(dir, 'BTCUSDT-1m.csv');
+    await ensureZstd();
     const lines: string[] = [];
     for (const [i, month] of months.entries()) {
       const file = join(SAMPLE, `binance_spot_BTCUSDT_1m_${month}.csv.zst`);
-      const text = execFileSync('zstd', ['-dc', file], { maxBuffer: 1 << 30 }).toString();
+      const text = new TextDecoder().decode(zstdDecompress(readFileSync(file)));
       lines.push(i === 0 ? text.trimEnd() : text.slice(text.indexOf('\n') + 1).trimEnd());
     }
     await writeFile(csv, `${lines.join('\n')}\n`);

@@ -3,9 +3,6 @@ import { url as inspectorUrl } from 'node:inspector';
 import { constants } from 'node:os';
 import { missingGatewayV8Flags } from '@hindsight/gateway/jit-tuning';
 
-/** Commands whose process hosts a simulation gateway that polls for its strategy's acks. */
-const GATEWAY_COMMANDS = new Set(['gateway']);
-
 /** Set in the relaunched child's environment (and removed from it there). */
 const RELAUNCHED = 'HINDSIGHT_RELAUNCHED';
 
@@ -24,8 +21,9 @@ export function relaunchWithV8Flags(
   execArgv: readonly string[] = process.execArgv,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
+  // The one command whose process hosts a simulation gateway that polls for its strategy's acks.
   const command = argv[2];
-  if (command === undefined || !GATEWAY_COMMANDS.has(command)) return false;
+  if (command !== 'gateway') return false;
   let missing: string[];
   try {
     missing = missingGatewayV8Flags(env, execArgv);

@@ -77,17 +77,24 @@ async function commandLine(pid: number): Promise<string[]> {
   return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
 }
 
-/** Starts `hindsight gateway` on a backtest and resolves once it has printed its address. */
-async function startedGateway(singleThreaded: 'true' | 'false') {
+/** The environment of `hindsight gateway` on a backtest of fresh data, its log level warn. */
+async function backtestEnv(extra: Record<string, string>): Promise<Record<string, string | undefined>> {
   const dir = await dataDir();
-  const env = {
+  return {
+    ...cleanEnv,
+    RUST_LOG: 'warn',
     GATEWAY_PROVIDER: 'simulation',
     GATEWAY_PORT: '0',
     HINDSIGHT_SCENARIO: await scenarioFile(dir),
     HINDSIGHT_DATA_DIR: dir,
-    GATEWAY_SINGLE_THREADED: singleThreaded,
+    ...extra,
   };
-  const child = spawn(process.execPath, [bin, 'gateway'], { env: { ...cleanEnv, RUST_LOG: 'warn', ...env } });
+}
+
+/** Starts `hindsight gateway` on a backtest and resolves once it has printed its address. */
+async function startedGateway(singleThreaded: 'true' | 'false') {
+  const env = await backtestEnv({ GATEWAY_SINGLE_THREADED: singleThreaded });
+  const child = spawn(process.execPath, [bin, 'gateway'], { env });
   const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
   let stdout = '';
   await new Promise<void>((resolve, reject) => {
@@ -252,18 +259,9 @@ describe('hindsight gateway', () => {
   it('relaunched, stops at once when its launcher died while it was loading', {
     timeout: 30_000,
   }, async () => {
-    const dir = await dataDir();
     const child = spawn(process.execPath, ['--single-threaded', bin, 'gateway'], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: {
-        ...cleanEnv,
-        RUST_LOG: 'warn',
-        GATEWAY_PROVIDER: 'simulation',
-        GATEWAY_PORT: '0',
-        HINDSIGHT_SCENARIO: await scenarioFile(dir),
-        HINDSIGHT_DATA_DIR: dir,
-        HINDSIGHT_RELAUNCHED: '1',
-      },
+      env: await backtestEnv({ HINDSIGHT_RELAUNCHED: '1' }),
     });
     child.disconnect(); // as a launcher killed before the child has loaded its code
     let stdout = '';
