@@ -65,6 +65,8 @@ async function gatewayFor(
     ...(process.env.GATEWAY_ACK_SPIN_MICROSECONDS === undefined
       ? {}
       : { GATEWAY_ACK_SPIN_MICROSECONDS: process.env.GATEWAY_ACK_SPIN_MICROSECONDS }),
+    // Comparisons with and without the JIT warm-up before the strategy connects.
+    ...(process.env.GATEWAY_WARM_UP === undefined ? {} : { GATEWAY_WARM_UP: process.env.GATEWAY_WARM_UP }),
     ...env,
   });
   return startGateway(settings, { store, logDestination: silent });
@@ -535,6 +537,11 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
     `BENCH gateway_sma_${language}_from_connection ${Math.round(bars / ((ended - connected) / 1000))} bars/s`,
   );
   console.log(`BENCH gateway_sma_${language}_closed_trades ${trades} trades`);
+  const warmUp = await gateway.warmUp;
+  if (warmUp) {
+    console.log(`BENCH gateway_sma_${language}_warm_up_bars ${warmUp.bars} bars`);
+    console.log(`BENCH gateway_sma_${language}_warm_up_ms ${warmUp.ms} ms`);
+  }
 }
 
 /**

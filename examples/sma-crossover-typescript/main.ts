@@ -367,13 +367,14 @@ function mean(values: number[], count: number): number {
 const RUN_ID = randomUUID().slice(0, 8);
 let acks = 0;
 
-function eventAck(processed: string[], lastSeq: number): string {
+/** An `event_ack`; without `lastSeq` it drains every event the gateway has sent (see `handleInbox`). */
+function eventAck(processed: string[], lastSeq?: number): string {
   return JSON.stringify({
     type: 'event_ack',
     correlation_id: `${RUN_ID}-${++acks}`,
     events_processed: processed,
     timestamp: Date.now(),
-    last_seq: lastSeq,
+    ...(lastSeq !== undefined && { last_seq: lastSeq }),
   });
 }
 
@@ -417,20 +418,37 @@ function main(): void {
   // Events are handled strictly in order, each after the previous one (and its orders) is done.
   // What arrives meanwhile waits in the inbox; once it is empty, one acknowledgment covers every
   // event handled (its last_seq), since a backtest holds its simulated clock until it arrives.
+  //
+  // A bar that places an order is acknowledged at once, right behind the order, without waiting for
+  // its answer: the socket's frames take effect in the order sent, so the order is placed at this
+  // bar's time, and an ack without last_seq drains the order's own events too (they, its answer and
+  // then the next bar arrive together). One round trip per order instead of two. The order's
+  // answer still comes before the next bar, so the position is known when that bar is handled; only
+  // a retry (RATE_LIMITED and the like) lands at a later bar's time.
   const inbox: GatewayEvent[] = [];
   let handling = false;
+  /** The highest seq an ack sent with an order drained: the order's events need no ack of their own. */
+  let drainedThrough = 0;
+  /** An ack went right behind a call: that call's answer tells how far it drained. */
+  let ackBehindCall = false;
   const handleInbox = async () => {
     handling = true;
-    const processed: string[] = [];
+    let processed: string[] = [];
     let lastSeq = 0;
     while (inbox.length > 0 && !finished) {
       const event = inbox.shift() as GatewayEvent;
-      const orders = handle(event);
-      if (orders) await orders;
-      if (event.seq !== undefined) {
+      if (event.seq !== undefined && event.seq > drainedThrough) {
         processed.push(`${event.type}:${event.seq}`);
         lastSeq = event.seq;
       }
+      const orders = handle(event);
+      if (!orders) continue;
+      if (ws.readyState === WebSocket.OPEN && gateway.calling) {
+        ws.send(eventAck(processed));
+        ackBehindCall = true;
+        processed = [];
+      }
+      await orders;
     }
     handling = false;
     if (processed.length > 0 && ws.readyState === WebSocket.OPEN) {
@@ -449,6 +467,12 @@ function main(): void {
     // A call's answer settles it at once (the event being handled awaits it); its own events came
     // first and wait in the inbox. While a call is out, only its answer ends the spin.
     if (gateway.answer(event) || !gateway.calling) spin.stop();
+    // The ack sent behind a call ran after it, and drained everything up to its answer (a retry's
+    // answer drained nothing: its events and the next bar are acknowledged as usual).
+    if (event.type === 'response' && ackBehindCall && event.seq !== undefined) {
+      drainedThrough = event.seq;
+      ackBehindCall = false;
+    }
     if (event.type === 'response' || event.type === 'ping') {
       if (event.type === 'ping') ws.send('{"type":"pong"}');
       return;

@@ -44,6 +44,8 @@ export interface GatewaySettings {
   rateLimitPerMinute: number;
   /** Simulation in paper mode: simulated minutes per wall-clock minute (1 = real time). */
   replaySpeed: number;
+  /** Simulation: warm the JIT up on a throwaway copy of the run until the strategy arrives (warm-up.ts). */
+  warmUp: boolean;
   gitSha: string;
 }
 
@@ -140,6 +142,11 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     );
   }
 
+  const warmUpText = (present(env.GATEWAY_WARM_UP) ?? 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(warmUpText)) {
+    throw new SettingsError('GATEWAY_WARM_UP', `"${warmUpText}" must be true or false.`);
+  }
+
   const resultsDir = present(env.HINDSIGHT_RESULTS_DIR);
   return {
     provider,
@@ -156,6 +163,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     ackSpinMicros,
     rateLimitPerMinute,
     replaySpeed,
+    warmUp: warmUpText === 'true' || warmUpText === '1',
     gitSha: present(env.HINDSIGHT_GIT_SHA) ?? 'unknown',
   };
 }

@@ -352,6 +352,9 @@ function gatewaySettings(host: string, apiKey: string, limits: RunLimits): Gatew
     ackSpinMicros: limits.ackSpinMicros,
     rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
     replaySpeed: 1,
+    // A worker runs scenario after scenario in one process, whose JIT the first run leaves warm: a
+    // throwaway warm-up per scenario would cost CPU that concurrent runs need (docs/gateway.md).
+    warmUp: false,
     gitSha: 'unknown',
   };
 }
