@@ -546,7 +546,7 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
 
 /**
  * `GATEWAY_BENCH=roundtrips,orders,sma` runs some parts only (`sequential-orders`: the second half of
- * `orders`; `backtrader`: the last of `sma`).
+ * `orders`; `sma-typescript`, `sma-python` and `backtrader`: one of the three runs of `sma`).
  */
 export async function run(): Promise<void> {
   const only = process.env.GATEWAY_BENCH?.split(',');
@@ -560,10 +560,8 @@ export async function run(): Promise<void> {
   }
   if (wanted('orders')) await orderSubmissions(store);
   if (wanted('orders') || wanted('sequential-orders')) await sequentialOrders(store);
-  if (wanted('sma')) {
-    await endToEnd(store, 'typescript', 3);
-    await endToEnd(store, 'python', 1);
-  }
+  if (wanted('sma') || wanted('sma-typescript')) await endToEnd(store, 'typescript', 3);
+  if (wanted('sma') || wanted('sma-python')) await endToEnd(store, 'python', 1);
   if (wanted('sma') || wanted('backtrader')) await backtraderSma(BTC_MONTHS);
 }
 

@@ -332,15 +332,15 @@ class SmaCrossover {
     const crossed = this.sideOfSlow !== 0 && side !== this.sideOfSlow;
     this.sideOfSlow = side;
     if (!crossed) return;
-    console.log(`${side > 0 ? 'golden' : 'death'} cross at ${bar.timestamp}: fast ${fast}, slow ${slow}`);
-    return this.moveTo(side > 0 ? 'long' : 'short');
+    const cross = `${side > 0 ? 'golden' : 'death'} cross at ${bar.timestamp} (fast ${fast}, slow ${slow})`;
+    return this.moveTo(side > 0 ? 'long' : 'short', cross);
   }
 
   /**
    * One order for the difference between the position and the target (as backtrader's
    * order_target_size does): the quantity from flat, twice the quantity for a reversal.
    */
-  private async moveTo(target: 'long' | 'short'): Promise<void> {
+  private async moveTo(target: 'long' | 'short', why: string): Promise<void> {
     if (this.position === target) return;
     const side: Side = target === 'long' ? 'BUY' : 'SELL';
     const quantity = this.position === 'flat' ? this.quantity : this.reversal;
@@ -348,10 +348,11 @@ class SmaCrossover {
     try {
       handle = await this.gateway.submitMarketOrder(this.symbol, side, quantity);
     } catch (error) {
-      console.error(`${side} ${quantity} ${this.symbol} failed: ${error}; staying ${this.position}`);
+      console.error(`${why}: ${side} ${quantity} ${this.symbol} failed: ${error}; staying ${this.position}`);
       return;
     }
-    console.log(`${side} ${quantity} ${this.symbol}: ${target} (order ${handle.id})`);
+    // One line per order: a backtest writes thousands, each a synchronous write to a file or pipe.
+    console.log(`${why}: ${side} ${quantity} ${this.symbol}, now ${target} (order ${handle.id})`);
     this.position = target;
   }
 }
@@ -367,15 +368,15 @@ function mean(values: number[], count: number): number {
 const RUN_ID = randomUUID().slice(0, 8);
 let acks = 0;
 
-/** An `event_ack`; without `lastSeq` it drains every event the gateway has sent (see `handleInbox`). */
+/**
+ * An `event_ack`; without `lastSeq` it drains every event the gateway has sent (see `handleInbox`).
+ * Written as text rather than through JSON.stringify (one per bar): every part is a plain token
+ * (`RUN_ID` is hex, `processed` holds `type:seq`), so nothing needs escaping.
+ */
 function eventAck(processed: string[], lastSeq?: number): string {
-  return JSON.stringify({
-    type: 'event_ack',
-    correlation_id: `${RUN_ID}-${++acks}`,
-    events_processed: processed,
-    timestamp: Date.now(),
-    ...(lastSeq !== undefined && { last_seq: lastSeq }),
-  });
+  const events = processed.length === 0 ? '' : `"${processed.join('","')}"`;
+  const last = lastSeq === undefined ? '' : `,"last_seq":${lastSeq}`;
+  return `{"type":"event_ack","correlation_id":"${RUN_ID}-${++acks}","events_processed":[${events}],"timestamp":${Date.now()}${last}}`;
 }
 
 function main(): void {

@@ -26,7 +26,7 @@ export interface WarmUpLimits {
   maxBars: number;
   /** Wall-clock budget in milliseconds (default 3,000). */
   maxMs: number;
-  /** An order every this many bars, alternately bought and sold (default 25). */
+  /** An order every this many candles (default 25). */
   orderEvery: number;
 }
 
@@ -70,8 +70,19 @@ export function warmUpSettings(settings: GatewaySettings): GatewaySettings {
   };
 }
 
-/** The quantity each warm-up order trades: small enough for any instrument's margin. */
-const WARM_UP_QUANTITY = '0.001';
+/**
+ * The warm-up's orders, in a cycle that opens, reverses and closes long and short positions (the
+ * fills of a reversal close one position and open another: code an alternation of buys and sells
+ * never runs). Quantities small enough for any instrument's margin.
+ */
+const ORDER_CYCLE: readonly { side: 'BUY' | 'SELL'; quantity: string }[] = [
+  { side: 'BUY', quantity: '0.001' },
+  { side: 'SELL', quantity: '0.002' },
+  { side: 'BUY', quantity: '0.002' },
+  { side: 'SELL', quantity: '0.001' },
+  { side: 'SELL', quantity: '0.001' },
+  { side: 'BUY', quantity: '0.001' },
+];
 
 export async function warmUp(
   throwaway: ThrowawayGateway,
@@ -105,10 +116,11 @@ export async function warmUp(
     if (realStrategyArrived.aborted) stop('interrupted');
 
     const order = () => {
+      const { side, quantity } = ORDER_CYCLE[orders % ORDER_CYCLE.length] as (typeof ORDER_CYCLE)[number];
       const body = JSON.stringify({
         symbol,
-        side: orders % 2 === 0 ? 'BUY' : 'SELL',
-        quantity: WARM_UP_QUANTITY,
+        side,
+        quantity,
         order_type: 'MARKET',
         client_order_id: `warm-up-${orders}`,
       });
