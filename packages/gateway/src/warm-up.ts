@@ -84,12 +84,27 @@ const ORDER_CYCLE: readonly { side: 'BUY' | 'SELL'; quantity: string }[] = [
   { side: 'BUY', quantity: '0.001' },
 ];
 
+/** Runs the warm-up against the throwaway copy, then closes it (whatever happened). */
 export async function warmUp(
   throwaway: ThrowawayGateway,
   apiKey: string,
   symbol: string,
   realStrategyArrived: AbortSignal,
   limits: WarmUpLimits = DEFAULT_WARM_UP_LIMITS,
+): Promise<WarmUpReport> {
+  try {
+    return await replayToCopy(throwaway, apiKey, symbol, realStrategyArrived, limits);
+  } finally {
+    await throwaway.close();
+  }
+}
+
+async function replayToCopy(
+  throwaway: ThrowawayGateway,
+  apiKey: string,
+  symbol: string,
+  realStrategyArrived: AbortSignal,
+  limits: WarmUpLimits,
 ): Promise<WarmUpReport> {
   const started = performance.now();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -168,7 +183,12 @@ export async function warmUp(
     };
     ws.on('message', (data) => {
       if (stopped) return;
-      const event = JSON.parse(data.toString()) as { type: string; seq?: number; request_id?: string };
+      let event: { type: string; seq?: number; request_id?: string };
+      try {
+        event = JSON.parse(data.toString());
+      } catch {
+        return stop('failed');
+      }
       if (event.type === 'ping') {
         ws.send('{"type":"pong"}');
         return;
@@ -190,6 +210,5 @@ export async function warmUp(
   });
   ws.terminate();
   agent.destroy();
-  await throwaway.close();
   return { bars, orders, ms: Math.round(performance.now() - started), ended, url: throwaway.url };
 }
