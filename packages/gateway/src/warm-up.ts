@@ -22,7 +22,7 @@ import type { GatewaySettings } from './settings.ts';
  * and a test compares result files with and without it.
  */
 export interface WarmUpLimits {
-  /** Bars replayed at most (default 20,000). */
+  /** Candles the client receives at most, of every timeframe (default 20,000). */
   maxBars: number;
   /** Wall-clock budget in milliseconds (default 3,000). */
   maxMs: number;
@@ -121,14 +121,17 @@ async function replayToCopy(
   let awaiting: string | undefined;
   let deciding = false;
 
+  let stopped = false;
+  let stop: (why: WarmUpReport['ended']) => void = () => undefined;
+  const interrupt = () => stop('interrupted');
+  const outOfTime = setTimeout(() => stop('time'), limits.maxMs);
   const ended = await new Promise<WarmUpReport['ended']>((resolve) => {
-    let stopped = false;
-    const stop = (why: WarmUpReport['ended']) => {
+    stop = (why) => {
       stopped = true;
       resolve(why);
     };
-    realStrategyArrived.addEventListener('abort', () => stop('interrupted'), { once: true });
-    if (realStrategyArrived.aborted) stop('interrupted');
+    realStrategyArrived.addEventListener('abort', interrupt, { once: true });
+    if (realStrategyArrived.aborted) interrupt();
 
     const order = () => {
       const { side, quantity } = ORDER_CYCLE[orders % ORDER_CYCLE.length] as (typeof ORDER_CYCLE)[number];
@@ -197,7 +200,6 @@ async function replayToCopy(
       if (event.type === 'response' && event.request_id === awaiting) awaiting = undefined;
       if (event.type === 'candle') {
         if (++bars >= limits.maxBars) return stop('bars');
-        if (performance.now() - started >= limits.maxMs) return stop('time');
         if (bars % limits.orderEvery === 0) orderDue = true;
       }
       if (!deciding) {
@@ -208,6 +210,8 @@ async function replayToCopy(
     ws.on('close', () => stop('replayed'));
     ws.on('error', () => stop('failed'));
   });
+  clearTimeout(outOfTime);
+  realStrategyArrived.removeEventListener('abort', interrupt);
   ws.terminate();
   agent.destroy();
   return { bars, orders, ms: Math.round(performance.now() - started), ended, url: throwaway.url };

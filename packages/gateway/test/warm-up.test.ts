@@ -26,7 +26,7 @@ interface Started {
   logs: string[];
 }
 
-/** The whole January of the BTC sample: more bars than a warm-up can replay in the tests' waits. */
+/** The whole January of the BTC sample: more bars than a warm-up can replay in the tests' waits (1 s). */
 const MONTH_SCENARIO = {
   ...BTC_SCENARIO,
   startTime: '2024-01-01T00:00:00Z',
@@ -149,7 +149,7 @@ describe('JIT warm-up before the strategy connects (warm-up.ts)', () => {
       const t = await start({}, { warmUpLimits: { maxBars: 1_000_000, maxMs: 60_000 } }, MONTH_SCENARIO);
       try {
         // The warm-up replays bars until something arrives.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         await arrive(t.gateway);
         const report = await t.gateway.warmUp;
         assert.equal(report?.ended, 'interrupted');
@@ -157,6 +157,17 @@ describe('JIT warm-up before the strategy connects (warm-up.ts)', () => {
       } finally {
         await t.gateway.close();
       }
+    }
+  });
+
+  it('stops after its time budget, and closes the copy', async () => {
+    const t = await start({}, { warmUpLimits: { maxBars: 1_000_000, maxMs: 200 } }, MONTH_SCENARIO);
+    try {
+      const report = await t.gateway.warmUp;
+      assert.equal(report?.ended, 'time');
+      if (report) await assert.rejects(fetch(`${report.url}/livez`));
+    } finally {
+      await t.gateway.close();
     }
   });
 
