@@ -425,7 +425,10 @@ function main(): void {
   // bar's time, and an ack without last_seq drains the order's own events too (they, its answer and
   // then the next bar arrive together). One round trip per order instead of two. The order's
   // answer still comes before the next bar, so the position is known when that bar is handled; only
-  // a retry (RATE_LIMITED and the like) lands at a later bar's time.
+  // a retry (RATE_LIMITED and the like) lands at a later bar's time. Such an ack also drains any
+  // later event of the same batch, so it is sent only when nothing received waits in the inbox; it
+  // suits a strategy like this one, with one instrument's candles of one timeframe (one candle per
+  // batch). A strategy whose batches hold several candles should wait for the answer instead.
   const inbox: GatewayEvent[] = [];
   let handling = false;
   /** The highest seq an ack sent with an order drained: the order's events need no ack of their own. */
@@ -444,7 +447,7 @@ function main(): void {
       }
       const orders = handle(event);
       if (!orders) continue;
-      if (ws.readyState === WebSocket.OPEN && gateway.calling) {
+      if (ws.readyState === WebSocket.OPEN && gateway.calling && inbox.length === 0) {
         ws.send(eventAck(processed));
         ackBehindCall = true;
         processed = [];
@@ -470,7 +473,8 @@ function main(): void {
     if (gateway.answer(event) || !gateway.calling) spin.stop();
     // The ack sent behind a call ran after it, and drained everything up to its answer (a retry's
     // answer drained nothing: its events and the next bar are acknowledged as usual).
-    if (event.type === 'response' && ackBehindCall && event.seq !== undefined) {
+    const answered = event.type === 'response' || (event.type === 'error' && event.details?.request_id);
+    if (answered && ackBehindCall && event.seq !== undefined) {
       drainedThrough = event.seq;
       ackBehindCall = false;
     }

@@ -208,6 +208,7 @@ export async function startGateway(
   const beginShutdown = () => {
     if (ctx.lifecycle.shuttingDown) return;
     ctx.lifecycle.shuttingDown = true;
+    void warmingUp?.stop();
     log.info('shutting down: /readyz answers 503 and new orders are refused');
     endAll({ event: 'DISCONNECTING', error: 'the gateway is shutting down' }, 1001, 'gateway shutting down');
   };

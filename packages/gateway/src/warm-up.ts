@@ -186,7 +186,7 @@ async function replayToCopy(
     };
     ws.on('message', (data) => {
       if (stopped) return;
-      let event: { type: string; seq?: number; request_id?: string };
+      let event: { type: string; seq?: number; request_id?: string; details?: { request_id?: string } };
       try {
         event = JSON.parse(data.toString());
       } catch {
@@ -197,7 +197,8 @@ async function replayToCopy(
         return;
       }
       if (event.seq !== undefined) lastSeq = event.seq;
-      if (event.type === 'response' && event.request_id === awaiting) awaiting = undefined;
+      const answer = event.type === 'response' ? event.request_id : event.details?.request_id;
+      if (answer !== undefined && answer === awaiting) awaiting = undefined;
       if (event.type === 'candle') {
         if (++bars >= limits.maxBars) return stop('bars');
         if (bars % limits.orderEvery === 0) orderDue = true;
