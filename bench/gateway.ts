@@ -61,15 +61,23 @@ async function gatewayFor(
     HINDSIGHT_RESULTS_DIR: join(dir, 'results'),
     GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
     RUST_LOG: 'error',
-    // Comparisons with and without the gateway's busy-poll for acks (docs/gateway.md).
-    ...(process.env.GATEWAY_ACK_SPIN_MICROSECONDS === undefined
-      ? {}
-      : { GATEWAY_ACK_SPIN_MICROSECONDS: process.env.GATEWAY_ACK_SPIN_MICROSECONDS }),
-    // Comparisons with and without the JIT warm-up before the strategy connects.
-    ...(process.env.GATEWAY_WARM_UP === undefined ? {} : { GATEWAY_WARM_UP: process.env.GATEWAY_WARM_UP }),
+    ...comparedSettings(),
     ...env,
   });
   return startGateway(settings, { store, logDestination: silent });
+}
+
+/**
+ * The settings a comparison may set from the benchmark's environment: the gateway's busy-poll for
+ * acks and its JIT warm-up before the strategy connects (docs/gateway.md).
+ */
+function comparedSettings(): Record<string, string> {
+  const compared: Record<string, string> = {};
+  for (const name of ['GATEWAY_ACK_SPIN_MICROSECONDS', 'GATEWAY_WARM_UP']) {
+    const value = process.env[name];
+    if (value !== undefined) compared[name] = value;
+  }
+  return compared;
 }
 
 const wsUrl = (gateway: RunningGateway) => `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;

@@ -70,6 +70,15 @@ function wholeNumber(variable: string, text: string, min: number, max: number): 
   return value;
 }
 
+/** A true/false variable (also 1/0, any case). */
+function flag(env: NodeJS.ProcessEnv, variable: string, byDefault: boolean): boolean {
+  const text = present(env[variable])?.toLowerCase();
+  if (text === undefined) return byDefault;
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw new SettingsError(variable, `"${text}" must be true or false.`);
+}
+
 export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
   const providerText = present(env.GATEWAY_PROVIDER);
   if (providerText === undefined) {
@@ -101,10 +110,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
   if (/\s/.test(host)) throw new SettingsError('GATEWAY_HOST', `"${host}" is not a host name or address.`);
   const port = wholeNumber('GATEWAY_PORT', present(env.GATEWAY_PORT) ?? '8080', 0, 65535);
 
-  const swaggerText = (present(env.ENABLE_SWAGGER) ?? 'false').toLowerCase();
-  if (!['true', 'false', '1', '0'].includes(swaggerText)) {
-    throw new SettingsError('ENABLE_SWAGGER', `"${swaggerText}" must be true or false.`);
-  }
+  const enableSwagger = flag(env, 'ENABLE_SWAGGER', false);
 
   const log = parseLogFilter(env.RUST_LOG);
   if (typeof log === 'string') throw new SettingsError('RUST_LOG', log);
@@ -142,11 +148,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     );
   }
 
-  const warmUpText = (present(env.GATEWAY_WARM_UP) ?? 'true').toLowerCase();
-  if (!['true', 'false', '1', '0'].includes(warmUpText)) {
-    throw new SettingsError('GATEWAY_WARM_UP', `"${warmUpText}" must be true or false.`);
-  }
-
+  const warmUp = flag(env, 'GATEWAY_WARM_UP', true);
   const resultsDir = present(env.HINDSIGHT_RESULTS_DIR);
   return {
     provider,
@@ -154,7 +156,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     host,
     port,
     apiKey: present(env.GATEWAY_API_KEY),
-    enableSwagger: swaggerText === 'true' || swaggerText === '1',
+    enableSwagger,
     log,
     scenarioFile: scenarioFile === undefined ? undefined : resolve(scenarioFile),
     dataDir: resolve(present(env.HINDSIGHT_DATA_DIR) ?? '.hindsight'),
@@ -163,7 +165,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     ackSpinMicros,
     rateLimitPerMinute,
     replaySpeed,
-    warmUp: warmUpText === 'true' || warmUpText === '1',
+    warmUp,
     gitSha: present(env.HINDSIGHT_GIT_SHA) ?? 'unknown',
   };
 }

@@ -122,98 +122,101 @@ async function replayToCopy(
   let deciding = false;
 
   let stopped = false;
-  let stop: (why: WarmUpReport['ended']) => void = () => undefined;
+  let settle!: (why: WarmUpReport['ended']) => void;
+  const ended = new Promise<WarmUpReport['ended']>((resolve) => {
+    settle = resolve;
+  });
+  const stop = (why: WarmUpReport['ended']) => {
+    stopped = true;
+    settle(why);
+  };
   const interrupt = () => stop('interrupted');
   const outOfTime = setTimeout(() => stop('time'), limits.maxMs);
-  const ended = await new Promise<WarmUpReport['ended']>((resolve) => {
-    stop = (why) => {
-      stopped = true;
-      resolve(why);
-    };
-    realStrategyArrived.addEventListener('abort', interrupt, { once: true });
-    if (realStrategyArrived.aborted) interrupt();
+  realStrategyArrived.addEventListener('abort', interrupt, { once: true });
+  if (realStrategyArrived.aborted) interrupt();
 
-    const order = () => {
-      const { side, quantity } = ORDER_CYCLE[orders % ORDER_CYCLE.length] as (typeof ORDER_CYCLE)[number];
-      const body = JSON.stringify({
-        symbol,
-        side,
-        quantity,
-        order_type: 'MARKET',
-        client_order_id: `warm-up-${orders}`,
-      });
-      orders++;
-      // In turn as strategies send them: over the socket with the ack right behind (the TypeScript
-      // example), over the socket awaiting the answer, and over HTTP (the Python example).
-      const way = orders % 3;
-      if (way === 0) {
-        awaiting = 'http';
-        const request = http.request(
-          `${throwaway.url}/v1/orders`,
-          { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey } },
-          (response) => {
-            response.resume();
-            response.on('end', () => {
-              awaiting = undefined;
-              decide();
-            });
-          },
-        );
-        request.on('error', () => stop('failed'));
-        request.end(body);
-        return;
-      }
-      awaiting = `warm-up-${orders}`;
-      ws.send(
-        `{"type":"request","request_id":"${awaiting}","method":"POST","path":"/v1/orders","body":${body}}`,
-      );
-      if (way === 1) ws.send(ackFrame());
-    };
-    const ackFrame = (through?: number) =>
-      `{"type":"event_ack","correlation_id":"warm-up-${orders}-${lastSeq}","events_processed":[],"timestamp":${Date.now()}${through === undefined ? '' : `,"last_seq":${through}`}}`;
-    // Once the frames of one read are handled (as a strategy acks once its inbox is empty): place
-    // the order that is due, or acknowledge every event seen.
-    const decide = () => {
-      deciding = false;
-      if (stopped || awaiting !== undefined) return;
-      if (orderDue) {
-        orderDue = false;
-        order();
-      } else if (lastSeq > ackedSeq) {
-        ackedSeq = lastSeq;
-        ws.send(ackFrame(lastSeq));
-      }
-    };
-    ws.on('message', (data) => {
-      if (stopped) return;
-      let event: { type: string; seq?: number; request_id?: string; details?: { request_id?: string } };
-      try {
-        event = JSON.parse(data.toString());
-      } catch {
-        return stop('failed');
-      }
-      if (event.type === 'ping') {
-        ws.send('{"type":"pong"}');
-        return;
-      }
-      if (event.seq !== undefined) lastSeq = event.seq;
-      const answer = event.type === 'response' ? event.request_id : event.details?.request_id;
-      if (answer !== undefined && answer === awaiting) awaiting = undefined;
-      if (event.type === 'candle') {
-        if (++bars >= limits.maxBars) return stop('bars');
-        if (bars % limits.orderEvery === 0) orderDue = true;
-      }
-      if (!deciding) {
-        deciding = true;
-        setImmediate(decide);
-      }
+  const ackFrame = (through?: number) =>
+    `{"type":"event_ack","correlation_id":"warm-up-${orders}-${lastSeq}","events_processed":[],"timestamp":${Date.now()}${through === undefined ? '' : `,"last_seq":${through}`}}`;
+  const order = () => {
+    const { side, quantity } = ORDER_CYCLE[orders % ORDER_CYCLE.length] as (typeof ORDER_CYCLE)[number];
+    const body = JSON.stringify({
+      symbol,
+      side,
+      quantity,
+      order_type: 'MARKET',
+      client_order_id: `warm-up-${orders}`,
     });
-    ws.on('close', () => stop('replayed'));
-    ws.on('error', () => stop('failed'));
+    orders++;
+    // In turn as strategies send them: over the socket with the ack right behind (the TypeScript
+    // example), over the socket awaiting the answer, and over HTTP (the Python example).
+    const way = orders % 3;
+    if (way === 0) {
+      awaiting = 'http';
+      const request = http.request(
+        `${throwaway.url}/v1/orders`,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey } },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            awaiting = undefined;
+            decide();
+          });
+        },
+      );
+      request.on('error', () => stop('failed'));
+      request.end(body);
+      return;
+    }
+    awaiting = `warm-up-${orders}`;
+    ws.send(
+      `{"type":"request","request_id":"${awaiting}","method":"POST","path":"/v1/orders","body":${body}}`,
+    );
+    if (way === 1) ws.send(ackFrame());
+  };
+  // Once the frames of one read are handled (as a strategy acks once its inbox is empty): place
+  // the order that is due, or acknowledge every event seen.
+  const decide = () => {
+    deciding = false;
+    if (stopped || awaiting !== undefined) return;
+    if (orderDue) {
+      orderDue = false;
+      order();
+    } else if (lastSeq > ackedSeq) {
+      ackedSeq = lastSeq;
+      ws.send(ackFrame(lastSeq));
+    }
+  };
+  ws.on('message', (data) => {
+    if (stopped) return;
+    let event: { type: string; seq?: number; request_id?: string; details?: { request_id?: string } };
+    try {
+      event = JSON.parse(data.toString());
+    } catch {
+      return stop('failed');
+    }
+    if (event.type === 'ping') {
+      ws.send('{"type":"pong"}');
+      return;
+    }
+    if (event.seq !== undefined) lastSeq = event.seq;
+    const answer = event.type === 'response' ? event.request_id : event.details?.request_id;
+    if (answer !== undefined && answer === awaiting) awaiting = undefined;
+    if (event.type === 'candle') {
+      if (++bars >= limits.maxBars) return stop('bars');
+      if (bars % limits.orderEvery === 0) orderDue = true;
+    }
+    if (!deciding) {
+      deciding = true;
+      setImmediate(decide);
+    }
   });
+  ws.on('close', () => stop('replayed'));
+  ws.on('error', () => stop('failed'));
+
+  const why = await ended;
   clearTimeout(outOfTime);
   realStrategyArrived.removeEventListener('abort', interrupt);
   ws.terminate();
   agent.destroy();
-  return { bars, orders, ms: Math.round(performance.now() - started), ended, url: throwaway.url };
+  return { bars, orders, ms: Math.round(performance.now() - started), ended: why, url: throwaway.url };
 }
