@@ -42,4 +42,10 @@ export {
 export { deriveBidAsk, type SpreadFactors, spreadFactors } from './spread.ts';
 export { barChunkKey, barIndexKey, monthRange, symbolKey, tickChunkKey, utcMonth } from './store-keys.ts';
 export { TickReplay, type TickSource } from './tick-replay.ts';
-export { DEFAULT_ZSTD_LEVEL, ensureZstd, zstdCompress, zstdDecompress } from './zstd.ts';
+export {
+  DEFAULT_ZSTD_LEVEL,
+  ensureZstd,
+  ZstdDecompressionError,
+  zstdCompress,
+  zstdDecompress,
+} from './zstd.ts';

@@ -37,13 +37,55 @@ export function zstdCompress(bytes: Uint8Array, level = DEFAULT_ZSTD_LEVEL): Uin
 }
 
 /**
+ * zstd's own error numbers (zstd_errors.h) for the failures input can cause, worded for people: the
+ * library reports every decompression failure as "Failed to compress with code -N".
+ */
+const DECOMPRESSION_ERRORS: Record<number, string> = {
+  10: 'not zstd data (unknown frame header)',
+  12: 'written by an unsupported zstd version',
+  14: 'uses unsupported frame parameters',
+  16: 'needs a larger window than this decoder supports',
+  20: 'the data is corrupt',
+  22: 'the data is corrupt (checksum mismatch)',
+  24: 'the data is corrupt (bad literals header)',
+  64: 'out of memory',
+  70: 'the content is larger than the space allowed for it',
+  72: 'the data is truncated (it ends inside a frame)',
+};
+
+/** zstd error number of "output buffer too small", which a caller may retry with a larger bound. */
+export const ZSTD_DST_SIZE_TOO_SMALL = 70;
+
+/** A zstd decompression failure; `code` is zstd's error number (see DECOMPRESSION_ERRORS). */
+export class ZstdDecompressionError extends Error {
+  override name = 'ZstdDecompressionError';
+  /** What went wrong, without the "zstd decompression failed" prefix. */
+  readonly reason: string;
+
+  constructor(
+    readonly code: number | undefined,
+    detail: string,
+  ) {
+    const reason = code === undefined ? detail : (DECOMPRESSION_ERRORS[code] ?? `zstd error ${code}`);
+    super(`zstd decompression failed: ${reason}`);
+    this.reason = reason;
+  }
+}
+
+/**
  * Decompresses one zstd frame synchronously; `await ensureZstd()` must have completed. Frames written by
  * `zstdCompress` (and by the zstd CLI for regular files) record their content size, which sizes the output;
- * `expectedSize` is the fallback for frames that do not.
+ * `expectedSize` is the fallback for frames that do not. Throws ZstdDecompressionError.
  */
 export function zstdDecompress(bytes: Uint8Array, expectedSize?: number): Uint8Array {
   assertReady();
-  return expectedSize === undefined
-    ? decompress(bytes)
-    : decompress(bytes, { defaultHeapSize: Math.max(expectedSize, 1) });
+  try {
+    return expectedSize === undefined
+      ? decompress(bytes)
+      : decompress(bytes, { defaultHeapSize: Math.max(expectedSize, 1) });
+  } catch (error) {
+    const message = (error as Error).message;
+    const code = /with code (-?\d+)/.exec(message)?.[1];
+    throw new ZstdDecompressionError(code === undefined ? undefined : Math.abs(Number(code)), message);
+  }
 }

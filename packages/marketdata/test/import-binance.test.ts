@@ -218,9 +218,15 @@ describe('binance importer', () => {
     });
     it('corrupt archives', async () => {
       const gz = fx.file('bad.csv.gz', 'this is not gzip');
-      await rejects(gz, `${gz}: not a readable gzip file: incorrect header check`);
+      await rejects(
+        gz,
+        `${gz}: cannot decompress the gzip file: the data is corrupt or not gzip (incorrect header check)`,
+      );
       const truncated = fx.file('cut.csv.gz', gzipSync(Buffer.from(ROWS.join('\n'))).subarray(0, 40));
-      await rejects(truncated, `${truncated}: not a readable gzip file: unexpected end of file`);
+      await rejects(
+        truncated,
+        `${truncated}: cannot decompress the gzip file: the data is truncated (unexpected end of file)`,
+      );
       const zip = fx.zip('nocsv.zip', { 'notes.txt': 'x' });
       await rejects(zip, `${zip}: no CSV member in the zip (members: notes.txt)`);
       await rejects(

@@ -278,10 +278,13 @@ describe('sources', () => {
   it('refuses unreadable .zst and .zip files as a whole', async () => {
     const zst = fx.file('bad.csv.zst', 'not zstd at all');
     await assert.rejects(importFile('binance', zst, { symbol: 'X' }), {
-      message: new RegExp(`^${zst.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a readable zstd file: `),
+      message: `${zst}: cannot decompress the zstd file: not zstd data (unknown frame header)`,
     });
     const zip = fx.file('bad.zip', 'PK not really');
-    await assert.rejects(importFile('binance', zip, { symbol: 'X' }), /bad\.zip: not a readable zip file: /);
+    await assert.rejects(
+      importFile('binance', zip, { symbol: 'X' }),
+      /bad\.zip: cannot decompress the zip file: /,
+    );
   });
 
   it('detects compression by content when the name does not say', async () => {

@@ -9,7 +9,9 @@ import {
 } from '@hindsight/core';
 import fc from 'fast-check';
 import { type Body, savedBase } from '../../core/test/fixtures/configuration-cases.ts';
+import { STORED_JSON_BYTES } from '../src/http/json-limits.ts';
 import type { ApiClient, ApiResponse } from './support/api-client.ts';
+import { EDITED_IN_PLACE, editAtPaths, type Json } from './support/json-edits.ts';
 import { storageBackends } from './support/storage-backends.ts';
 import { type Account, withTestPlatform } from './support/test-platform.ts';
 
@@ -23,7 +25,6 @@ import { type Account, withTestPlatform } from './support/test-platform.ts';
 const BODY_LIMIT = 1024 * 1024;
 const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Outcome = { accepted: true; fields: Body } | { accepted: false } | { accepted: 'either' };
 
 /** What the store cannot hold: U+0000 and unpaired UTF-16 surrogates (see routes/configurations.ts). */
@@ -59,6 +60,12 @@ function oracle(text: string | undefined, lookup: CatalogLookup): Outcome {
   }
   const result = validateConfiguration('saved', body);
   if (!result.ok) return { accepted: false };
+  // The API's byte budgets of stored JSON fields (docs/management-api.md), on top of the validator.
+  const fields = body as Record<string, unknown>;
+  const overBudget = (['subscriptions', 'costs'] as const).some(
+    (field) => Buffer.byteLength(JSON.stringify(fields[field]) ?? '') > STORED_JSON_BYTES[field],
+  );
+  if (overBudget) return { accepted: false };
   const config: SavedConfiguration = result.value;
   if (hasUnstorableText(config) || catalogIssues(config, lookup).length > 0) return { accepted: false };
   return { accepted: true, fields: JSON.parse(JSON.stringify(config)) as Body };
@@ -272,20 +279,6 @@ const validishArb: fc.Arbitrary<Json> = fc
     }),
   );
 
-type PathSegment = string | number;
-
-/** Every path into the body, down to a depth where mutations stop being interesting. */
-function pathsOf(value: Json, prefix: PathSegment[] = []): PathSegment[][] {
-  const paths: PathSegment[][] = [prefix];
-  if (prefix.length >= 8) return paths;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) paths.push(...pathsOf(item, [...prefix, i]));
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) paths.push(...pathsOf(item, [...prefix, key]));
-  }
-  return paths;
-}
-
 /**
  * Deep nesting is spliced into the JSON text, so that neither this file nor fast-check recurses
  * through it: a mutation leaves a marker string that `toText` replaces.
@@ -367,32 +360,17 @@ function replacement(mutation: Mutation, current: Json): Json | undefined {
 }
 
 function mutate(body: Json, mutations: Mutation[]): Json {
-  let root: Json = structuredClone(body);
-  for (const mutation of mutations) {
-    const paths = pathsOf(root);
-    const path = paths[mutation.pick % paths.length] as PathSegment[];
-    const parent = path.slice(0, -1).reduce<Json>((node, key) => (node as never)[key] as Json, root);
-    const last = path.at(-1);
-    const current = last === undefined ? root : ((parent as never)[last] as Json);
+  return editAtPaths(body, mutations, 8, (mutation, current) => {
     if (mutation.kind === 'unknownKey' || mutation.kind === 'duplicate') {
       if (Array.isArray(current) && mutation.kind === 'duplicate' && current.length > 0) {
         current.push(structuredClone(current[0] as Json));
       } else if (typeof current === 'object' && current !== null && !Array.isArray(current)) {
         current[`zz${mutation.choice % 7}`] = mutation.value;
       }
-      continue;
+      return EDITED_IN_PLACE;
     }
-    const next = replacement(mutation, current);
-    if (last === undefined) root = next === undefined ? {} : next;
-    else if (Array.isArray(parent)) {
-      if (next === undefined) parent.splice(last as number, 1);
-      else parent[last as number] = next;
-    } else if (typeof parent === 'object' && parent !== null) {
-      if (next === undefined) delete parent[last as string];
-      else parent[last as string] = next;
-    }
-  }
-  return root;
+    return replacement(mutation, current);
+  });
 }
 
 const mutatedArb = fc

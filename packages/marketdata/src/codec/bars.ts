@@ -4,7 +4,7 @@ import {
   bidAskBarBatch,
   type TradeBarBatch,
 } from '@hindsight/core';
-import { DEFAULT_ZSTD_LEVEL, zstdCompress, zstdDecompress } from '../zstd.ts';
+import { DEFAULT_ZSTD_LEVEL, ZstdDecompressionError, zstdCompress, zstdDecompress } from '../zstd.ts';
 import { MAX_VARINT_BYTES, readSignedVarints, writeSignedVarint } from './varint.ts';
 
 /**
@@ -249,9 +249,18 @@ export function finishChunk(
   return out;
 }
 
-/** Decompresses a chunk's payload and checks its size against the header. */
+/**
+ * Decompresses a chunk's payload and checks its size against the header. A truncated or corrupt payload
+ * is a ChunkFormatError saying so (decompression's own error, not a bare zstd code).
+ */
 export function chunkPayload(bytes: Uint8Array, payloadBytes: number, magic: string): Uint8Array {
-  const payload = zstdDecompress(bytes.subarray(BAR_CHUNK_HEADER_BYTES), payloadBytes);
+  let payload: Uint8Array;
+  try {
+    payload = zstdDecompress(bytes.subarray(BAR_CHUNK_HEADER_BYTES), payloadBytes);
+  } catch (error) {
+    if (!(error instanceof ZstdDecompressionError)) throw error;
+    throw new ChunkFormatError(`${magic} chunk: ${error.message}`);
+  }
   if (payload.length !== payloadBytes) throw new ChunkFormatError(`${magic} chunk: payload size mismatch`);
   return payload;
 }

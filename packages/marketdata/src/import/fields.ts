@@ -3,6 +3,7 @@
  * decimals as (integer mantissa, significant decimals), never through a float. The import hot loops
  * run on these; `decimalStringToTicks` from core is the reference they are tested against.
  */
+import { isBlank } from './control-characters.ts';
 
 /** Most fields a line may have; more are counted but not located. */
 export const MAX_FIELDS = 64;
@@ -12,7 +13,8 @@ export const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 
 
 /**
  * Splits one line into fields. `starts`/`ends` hold the offsets of field i in the text (surrounding
- * blanks and one pair of double quotes trimmed); `split` returns the number of fields.
+ * blanks, that is spaces, tabs, CR and LF, and one pair of double quotes trimmed); `split` returns the
+ * number of fields.
  */
 export class FieldSplitter {
   readonly starts = new Int32Array(MAX_FIELDS);
@@ -37,9 +39,10 @@ export class FieldSplitter {
       if (n < MAX_FIELDS) {
         let s = p;
         let e = c;
+        // Only real blanks are trimmed: a control character is no blank (sources.ts refuses its line).
         if (s < e && (text.charCodeAt(s) <= 32 || text.charCodeAt(e - 1) <= 32)) {
-          while (s < e && text.charCodeAt(s) <= 32) s++;
-          while (e > s && text.charCodeAt(e - 1) <= 32) e--;
+          while (s < e && isBlank(text.charCodeAt(s))) s++;
+          while (e > s && isBlank(text.charCodeAt(e - 1))) e--;
         }
         if (e - s >= 2 && text.charCodeAt(s) === 34 && text.charCodeAt(e - 1) === 34) {
           s++;

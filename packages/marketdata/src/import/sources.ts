@@ -10,7 +10,9 @@ import { basename } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { createGunzip } from 'node:zlib';
 import { unzipSync } from 'fflate';
-import { ensureZstd, zstdDecompress } from '../zstd.ts';
+import { ensureZstd, ZSTD_DST_SIZE_TOO_SMALL, ZstdDecompressionError, zstdDecompress } from '../zstd.ts';
+import { controlCharacterAt, controlCharacterReason } from './control-characters.ts';
+import { decompressionError } from './decompression-errors.ts';
 import { ImportError } from './errors.ts';
 
 export interface SourceProgress {
@@ -170,7 +172,7 @@ export async function openSources(path: string): Promise<TextSource[]> {
       },
     });
   } catch (error) {
-    throw new ImportError(path, undefined, `not a readable zip file: ${(error as Error).message}`);
+    throw decompressionError(path, 'zip', error);
   }
   const csv = Object.keys(members).sort();
   if (csv.length === 0) {
@@ -193,7 +195,8 @@ export async function openSources(path: string): Promise<TextSource[]> {
 
 /**
  * Frames written from a stream (`cat x | zstd`) do not record their size, and the wasm decoder needs an
- * output bound: retry with growing bounds before calling the file unreadable.
+ * output bound: when it is too small, retry with growing bounds; any other failure (truncated, corrupt,
+ * not zstd) refuses the file at once.
  */
 async function decompressZstd(bytes: Uint8Array, path: string): Promise<Uint8Array> {
   await ensureZstd();
@@ -205,9 +208,10 @@ async function decompressZstd(bytes: Uint8Array, path: string): Promise<Uint8Arr
         : zstdDecompress(bytes, Math.min(bytes.length * bound, 0x7fff_0000));
     } catch (error) {
       last = error;
+      if (!(error instanceof ZstdDecompressionError && error.code === ZSTD_DST_SIZE_TOO_SMALL)) break;
     }
   }
-  throw new ImportError(path, undefined, `not a readable zstd file: ${(last as Error).message}`);
+  throw decompressionError(path, 'zstd', last);
 }
 
 function isCsvMember(name: string): boolean {
@@ -223,8 +227,7 @@ async function* rethrowAs(label: string, chunks: AsyncIterable<string>): AsyncIt
   try {
     yield* chunks;
   } catch (error) {
-    if (error instanceof ImportError) throw error;
-    throw new ImportError(label, undefined, `not a readable gzip file: ${(error as Error).message}`);
+    throw decompressionError(label, 'gzip', error);
   }
 }
 
@@ -236,7 +239,9 @@ export type LineHandler = (text: string, start: number, end: number, line: numbe
 
 /**
  * Feeds every non-empty line of a source to `onLine`. Returns the number of lines in the source
- * (empty ones included), so callers can name the line after the last.
+ * (empty ones included), so callers can name the line after the last. A line holding a control
+ * character is refused before it reaches `onLine` (control-characters.ts): each chunk is searched once,
+ * so the lines themselves cost one comparison.
  */
 export async function forEachLine(
   source: TextSource,
@@ -246,6 +251,17 @@ export async function forEachLine(
   let carry = '';
   let line = 0;
   let inHandler = false;
+  const refuse = (text: string, start: number, end: number, at: number): never => {
+    throw new ImportError(source.label, line, controlCharacterReason(text, start, end, at));
+  };
+  /** A line kept whole in its own string (it spans chunks, or ends the source). */
+  const lastOrJoined = (joined: string) => {
+    let end = joined.length;
+    if (end > 0 && joined.charCodeAt(end - 1) === 13) end--;
+    const bad = controlCharacterAt(joined);
+    if (bad < end) refuse(joined, 0, end, bad);
+    if (end > 0) onLine(joined, 0, end, line);
+  };
   try {
     for await (const text of source.chunks(onProgress)) {
       inHandler = true;
@@ -259,19 +275,18 @@ export async function forEachLine(
           continue;
         }
         line++;
-        const joined = carry + text.slice(0, newline);
-        let end = joined.length;
-        if (end > 0 && joined.charCodeAt(end - 1) === 13) end--;
-        if (end > 0) onLine(joined, 0, end, line);
+        lastOrJoined(carry + text.slice(0, newline));
         carry = '';
         start = newline + 1;
       }
+      const bad = controlCharacterAt(text, start);
       for (;;) {
         const newline = text.indexOf('\n', start);
         if (newline < 0) break;
         line++;
         let end = newline;
         if (end > start && text.charCodeAt(end - 1) === 13) end--;
+        if (bad < newline) refuse(text, start, end, bad);
         if (end > start) onLine(text, start, end, line);
         start = newline + 1;
       }
@@ -284,9 +299,7 @@ export async function forEachLine(
   }
   if (carry.length > 0) {
     line++;
-    let end = carry.length;
-    if (carry.charCodeAt(end - 1) === 13) end--;
-    if (end > 0) onLine(carry, 0, end, line);
+    lastOrJoined(carry);
   }
   return line;
 }

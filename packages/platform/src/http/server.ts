@@ -18,13 +18,29 @@ import { templateRoutes } from '../routes/templates.ts';
 import { versionRoutes } from '../routes/versions.ts';
 import { webAppRoutes } from '../routes/web-app.ts';
 import { registerAuthentication } from './authentication.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import type { PlatformContext } from './context.ts';
 import { registerErrorHandler } from './error-handler.ts';
+import { registerJsonBodyParser } from './json-body.ts';
+import { JSON_LIMITS_SUMMARY } from './json-limits.ts';
 import { registerOwnedResource } from './owned-resource.ts';
 import { requestValidatorCompiler } from './request-validation.ts';
-import { registerStorableTextCheck } from './storable-text.ts';
+import { errorBody } from './schemas.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Any operation may meet a database outage (error-handler.ts answers it with the spec's retryable
+ * SERVICE_UNAVAILABLE), so every documented operation lists 503 beside its own statuses.
+ */
+const documentServiceUnavailable: typeof jsonSchemaTransform = (input) => {
+  const response = input.schema?.response as Record<string, unknown> | undefined;
+  if (!response || '503' in response) return jsonSchemaTransform(input);
+  return jsonSchemaTransform({
+    ...input,
+    schema: { ...input.schema, response: { ...response, 503: errorBody } },
+  });
+};
 
 export interface ServerOptions {
   logLevel?: string;
@@ -39,13 +55,14 @@ export async function buildServer(
     logger: { level: options.logLevel ?? 'info' },
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    clientErrorHandler,
   });
   app.setValidatorCompiler(requestValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerAuthentication(app, ctx);
   registerOwnedResource(app);
-  registerStorableTextCheck(app);
+  registerJsonBodyParser(app);
 
   await app.register(swagger, {
     openapi: {
@@ -54,7 +71,8 @@ export async function buildServer(
         title: 'Hindsight management API',
         version: ctx.version,
         description:
-          'Strategies, versions, saved configurations, scenarios (backtest runs), results and the instrument catalog. Every error is `{error: {code, message, details?}}`; branch on `code`.',
+          'Strategies, versions, saved configurations, scenarios (backtest runs), results and the instrument catalog. Every error is `{error: {code, message, details?}}`; branch on `code`. ' +
+          `Request JSON: a body of at most ${BODY_LIMIT_BYTES / 1024 / 1024} MiB. ${JSON_LIMITS_SUMMARY}`,
       },
       components: {
         securitySchemes: {
@@ -69,7 +87,7 @@ export async function buildServer(
         },
       },
     },
-    transform: jsonSchemaTransform,
+    transform: documentServiceUnavailable,
     transformObject: jsonSchemaTransformObject,
   });
 

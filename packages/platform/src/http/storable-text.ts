@@ -1,11 +1,9 @@
-import { badRequest, formatIssues } from '@hindsight/core';
-import type { FastifyInstance } from 'fastify';
-
 /**
  * PostgreSQL text and jsonb cannot hold U+0000 or unpaired UTF-16 surrogates (a write fails, or the
- * character silently becomes U+FFFD). JSON can carry both, so every validated request body is checked
- * once, before its handler, and refused naming the field, rather than failing or being altered in
- * storage. (Schema rules such as env's control-character rule speak first, with their own message.)
+ * character silently becomes U+FFFD). JSON bodies can carry both and query strings can carry NUL, so
+ * request-validation.ts refuses them in every validated body and query string, naming the field or
+ * parameter, rather than failing or being altered in storage. (Schema rules such as env's
+ * control-character rule speak first, with their own message.)
  */
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -34,15 +32,4 @@ export function unstorableTextIssues(value: unknown): { path: PropertyKey[]; mes
   };
   visit(value, []);
   return issues;
-}
-
-export function registerStorableTextCheck(app: FastifyInstance): void {
-  app.addHook('preHandler', async (request) => {
-    if (request.body === undefined || request.body === null) return;
-    const issues = unstorableTextIssues(request.body);
-    if (issues.length > 0) {
-      const { message, details } = formatIssues(issues);
-      throw badRequest(message, details);
-    }
-  });
 }

@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../http/authentication.ts';
 import type { PlatformContext } from '../http/context.ts';
+import { withStoredJsonLimits } from '../http/json-limits.ts';
 import { loadOwned } from '../http/owned-resource.ts';
 import {
   booleanQuery,
@@ -25,7 +26,10 @@ import type { Configuration, ConfigurationInput } from '../repositories/configur
 
 const withId = <T extends z.ZodType>(schema: T, id: string): T => schema.meta({ ...schema.meta(), id }) as T;
 
-const savedBody = withId(savedConfigurationSchema, 'SavedConfiguration');
+const savedBody = withStoredJsonLimits(withId(savedConfigurationSchema, 'SavedConfiguration'), [
+  'subscriptions',
+  'costs',
+]);
 // Scenario creation (a later issue) takes this body; it is published now so the document is whole.
 withId(inlineConfigurationSchema, 'InlineConfiguration');
 

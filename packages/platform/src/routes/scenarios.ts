@@ -4,6 +4,7 @@ import {
   configurationFieldsSchema,
   costsSchema,
   ENV_KEY_PATTERN,
+  ENV_MAX_KEYS,
   inlineConfigurationSchema,
   mergeEnv,
 } from '@hindsight/core';
@@ -14,6 +15,7 @@ import { z } from 'zod';
 import { SCENARIO_STATES } from '../db/schema.ts';
 import { principalOf } from '../http/authentication.ts';
 import type { PlatformContext } from '../http/context.ts';
+import { withStoredJsonLimits } from '../http/json-limits.ts';
 import { loadOwned, ownedOf } from '../http/owned-resource.ts';
 import {
   booleanQuery,
@@ -102,18 +104,26 @@ const envValues = z
     z.string().regex(ENV_KEY_PATTERN, 'env keys match [A-Za-z_][A-Za-z0-9_]*'),
     z.array(z.string()).min(1, 'give at least one value').max(MAX_BATCH_SCENARIOS),
   )
-  .refine((grid) => Object.keys(grid).length > 0, 'give at least one key');
+  .refine((grid) => Object.keys(grid).length > 0, 'give at least one key')
+  .refine(
+    (grid) => Object.keys(grid).length <= ENV_MAX_KEYS,
+    `at most ${ENV_MAX_KEYS} keys, as an env holds`,
+  );
 
-const batchBody = z
+/** A configuration in a request body, behind the size limits of its stored JSON fields. */
+const limitedConfiguration = <T extends z.ZodType>(schema: T) =>
+  withStoredJsonLimits(schema, ['subscriptions', 'costs']);
+
+const batchFields = z
   .strictObject({
     strategyVersionId: z.uuid('must be a strategy version id (UUID)'),
     configurations: z
-      .array(configurationFieldsSchema)
+      .array(limitedConfiguration(configurationFieldsSchema))
       .min(1)
       .max(MAX_BATCH_SCENARIOS)
       .optional()
       .meta({ description: 'Inline configurations (without strategyVersionId), one scenario each.' }),
-    base: configurationFieldsSchema.optional().meta({
+    base: limitedConfiguration(configurationFieldsSchema).optional().meta({
       description: 'One configuration the env grid is applied to; without `envGrid` it is one more scenario.',
     }),
     envGrid: envValues.optional().meta({
@@ -129,6 +139,8 @@ const batchBody = z
     path: ['envGrid'],
   })
   .meta({ id: 'ScenarioBatchRequest' });
+const batchBody = withStoredJsonLimits(batchFields, ['envGrid']);
+const inlineBody = limitedConfiguration(inlineConfigurationSchema);
 
 const fromConfigsBody = z
   .strictObject({
@@ -345,7 +357,7 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
           'Takes the inline configuration. Checks in order (decisions 25 and 35): the body (every rule of the schema, the `env` rules on the inline env alone, the catalog rules), then the version (404 unknown, 409 image not pushed yet, 410 evicted), then the env merged over the image `Env` (400), then the archived strategy (409) and the quota (403 `QUOTA_EXCEEDED`). Answers 201 with the QUEUED scenario.',
         security: security.key,
         params: strategyParams,
-        body: inlineConfigurationSchema,
+        body: inlineBody,
         response: { 201: envelope(scenarioSchema), ...errorResponses(400, 401, 403, 404, 409, 410) },
       },
     },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { principalOf } from '../http/authentication.ts';
 import type { PlatformContext } from '../http/context.ts';
 import { descriptionField, nameField, notNullMessage } from '../http/fields.ts';
+import { MAX_JSON_DEPTH, STORED_JSON_BYTES, withStoredJsonLimits } from '../http/json-limits.ts';
 import { loadOwned, ownedOf } from '../http/owned-resource.ts';
 import {
   collection,
@@ -43,8 +44,6 @@ export const versionSchema = z
   })
   .meta({ id: 'Version' });
 
-const METADATA_MAX_BYTES = 16 * 1024;
-
 function nullPath(value: unknown, path: string): string | undefined {
   if (value === null) return path;
   if (typeof value !== 'object') return undefined;
@@ -55,16 +54,10 @@ function nullPath(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
+/** Its depth and size are checked before this runs (withStoredJsonLimits on the bodies below). */
 const metadataField = z
   .record(z.string(), z.unknown(), { error: notNullMessage('a JSON object') })
   .superRefine((metadata, check) => {
-    const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
-    if (bytes > METADATA_MAX_BYTES) {
-      check.addIssue({
-        code: 'custom',
-        message: `is ${bytes} bytes as JSON; at most ${METADATA_MAX_BYTES} bytes are allowed`,
-      });
-    }
     const found = nullPath(metadata, 'metadata');
     if (found) {
       check.addIssue({
@@ -78,28 +71,34 @@ const fields = {
   label: nameField(200).meta({ description: 'Short name of the version, e.g. `v1.2` (1-200 characters).' }),
   description: descriptionField(),
   metadata: metadataField.meta({
-    description: 'A JSON object of your own (at most 16 KiB, no null values).',
+    description: `A JSON object of your own (at most ${STORED_JSON_BYTES.metadata / 1024} KiB as JSON, nested at most ${MAX_JSON_DEPTH} levels, no null values).`,
   }),
 };
 
-const createBody = z
-  .strictObject({
-    label: fields.label.optional(),
-    description: fields.description.optional(),
-    metadata: fields.metadata.optional(),
-  })
-  .meta({ id: 'VersionCreateRequest' });
-const updateBody = z
-  .strictObject({
-    label: fields.label.optional(),
-    description: fields.description.optional(),
-    metadata: fields.metadata.optional(),
-  })
-  .refine(
-    (b) => b.label !== undefined || b.description !== undefined || b.metadata !== undefined,
-    'give at least one of label, description and metadata',
-  )
-  .meta({ id: 'VersionUpdateRequest' });
+const createBody = withStoredJsonLimits(
+  z
+    .strictObject({
+      label: fields.label.optional(),
+      description: fields.description.optional(),
+      metadata: fields.metadata.optional(),
+    })
+    .meta({ id: 'VersionCreateRequest' }),
+  ['metadata'],
+);
+const updateBody = withStoredJsonLimits(
+  z
+    .strictObject({
+      label: fields.label.optional(),
+      description: fields.description.optional(),
+      metadata: fields.metadata.optional(),
+    })
+    .refine(
+      (b) => b.label !== undefined || b.description !== undefined || b.metadata !== undefined,
+      'give at least one of label, description and metadata',
+    )
+    .meta({ id: 'VersionUpdateRequest' }),
+  ['metadata'],
+);
 
 const created = z.object({
   data: versionSchema,
