@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { url as inspectorUrl } from 'node:inspector';
 import { constants } from 'node:os';
 import { missingGatewayV8Flags } from '@hindsight/gateway/jit-tuning';
+import { leaveLostTerminal } from './lost-terminal.ts';
 
 /** Set in the relaunched child's environment (and removed from it there). */
 const RELAUNCHED = 'HINDSIGHT_RELAUNCHED';
@@ -48,6 +49,8 @@ export function relaunchWithV8Flags(
   });
   child.on('exit', (code, signal) => {
     for (const name of FORWARDED_SIGNALS) process.off(name, forward);
+    // A closed terminal would make Node abort on exit instead of ending as the child did.
+    leaveLostTerminal();
     if (signal === null) process.exit(code ?? 1);
     process.kill(process.pid, signal);
     // Still here: the signal's default action does not apply to a PID namespace's init (a container
@@ -61,15 +64,16 @@ export function relaunchWithV8Flags(
  * In a relaunched child: stop as on SIGTERM when the launcher is gone (its IPC channel closes even
  * when it is killed outright; a launcher that died while this process was still loading has closed it
  * already), so a killed launcher leaves no gateway holding its port. The channel itself does not keep
- * the process alive.
+ * the process alive. Returns whether this is a relaunched child.
  */
-export function followLauncher(env: NodeJS.ProcessEnv = process.env): void {
-  if (env[RELAUNCHED] === undefined) return;
+export function followLauncher(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env[RELAUNCHED] === undefined) return false;
   delete env[RELAUNCHED];
   if (!process.channel || !process.connected) {
     process.kill(process.pid, 'SIGTERM');
-    return;
+    return true;
   }
   process.channel.unref();
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  return true;
 }

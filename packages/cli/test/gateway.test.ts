@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openFileBarStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
+import { childrenOf, commandLine, gone } from './support/process-tree.ts';
 
 /** `hindsight gateway` as a real process: startup refusals, a whole backtest, and SIGTERM. */
 const bin = fileURLToPath(new URL('../bin/hindsight.js', import.meta.url));
@@ -60,23 +61,6 @@ async function scenarioFile(dir: string, instrument = 'C:BTCUSD'): Promise<strin
   return file;
 }
 
-/** The processes whose parent is `pid` (Linux /proc). */
-async function childrenOf(pid: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid === pid) children.push(Number(entry));
-  }
-  return children;
-}
-
-async function commandLine(pid: number): Promise<string[]> {
-  return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
-}
-
 /** The environment of `hindsight gateway` on a backtest of fresh data, its log level warn. */
 async function backtestEnv(extra: Record<string, string>): Promise<Record<string, string | undefined>> {
   const dir = await dataDir();
@@ -107,18 +91,16 @@ async function startedGateway(singleThreaded: 'true' | 'false') {
   return { child, closed };
 }
 
-/** Resolves once `pid` has exited (gone, or a zombie nobody reaps: its parent died before it). */
-async function gone(pid: number): Promise<void> {
-  for (;;) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    if (stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The children of `pid` that run the CLI again (tsx may run an esbuild service beside them). */
+async function relaunchedChildren(pid: number): Promise<number[]> {
+  const children = await childrenOf(pid);
+  const lines = await Promise.all(children.map(commandLine));
+  return children.filter((_, i) => lines[i]?.includes(bin));
 }
 
-/** The process `hindsight gateway` started for its gateway (the launcher's one child). */
+/** The process `hindsight gateway` started for its gateway (the launcher's one relaunched child). */
 async function hostingProcess(launcher: number): Promise<number> {
-  const [hosting, ...others] = await childrenOf(launcher);
+  const [hosting, ...others] = await relaunchedChildren(launcher);
   assert.equal(others.length, 0);
   assert.ok(hosting !== undefined, 'the launcher started no child');
   return hosting;
@@ -276,7 +258,7 @@ describe('hindsight gateway', () => {
 
   it('runs the gateway in its own process with GATEWAY_SINGLE_THREADED=false, and refuses other values', async () => {
     const { child, closed } = await startedGateway('false');
-    assert.deepEqual(await childrenOf(child.pid as number), []);
+    assert.deepEqual(await relaunchedChildren(child.pid as number), []);
     assert.ok(!(await commandLine(child.pid as number)).includes('--single-threaded'));
     child.kill('SIGTERM');
     assert.equal(await closed, 0);

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { bin, cleanEnv, dataDir, run, start, stop } from './support/cli-process.ts';
+import { commandLine, leftovers, portIsFree, processTree } from './support/process-tree.ts';
 
 /**
  * The README's path for a newcomer, with the real commands: `hindsight start`, a strategy through the
@@ -78,49 +79,73 @@ async def main():
 asyncio.run(main())
 `;
 
+/** `hindsight start` on a fresh embedded store, running a strategy that acks slowly, with its scenario RUNNING. */
+async function slowScenarioRunning() {
+  const dir = dataDir();
+  const platform = await start({ HINDSIGHT_DATA_DIR: dir });
+  const url = /running at (http:\/\/\S+) /.exec(platform.banner)?.[1] ?? '';
+  const key = /API key:\s+(\S+)/.exec(platform.banner)?.[1] ?? '';
+  const api = client(url, key);
+  const strategyId = (await api('POST', '/v1/strategies', { name: 'slow' })).body.data.strategyId;
+  const folder = mkdtempSync(join(tmpdir(), 'hindsight-slow-'));
+  writeFileSync(join(folder, 'main.py'), SLOW_ACKS);
+  const pushed = await run(
+    ['versions', 'push', '--strategy', strategyId, folder, '--cmd', 'python3 main.py'],
+    {
+      HINDSIGHT_URL: url,
+      HINDSIGHT_API_KEY: key,
+    },
+  );
+  assert.equal(pushed.code, 0, pushed.stderr);
+  const versionId = /Pushed version (\S+) /.exec(pushed.stdout)?.[1] ?? '';
+  const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, {
+    ...scenarioBody(versionId),
+    endTime: '2024-02-01T00:00:00Z',
+  });
+  const id = created.body.data.scenarioId;
+  const deadline = Date.now() + 60_000;
+  while ((await api('GET', `/v1/scenarios/${id}`)).body.data.state !== 'RUNNING') {
+    assert.ok(Date.now() < deadline, 'the scenario started');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // The strategy's sandbox under the platform's process, and the platform's port.
+  const tree = await processTree(platform.child.pid as number);
+  assert.ok(
+    (await Promise.all(tree.map(commandLine))).some((line) => line.includes('main.py')),
+    'the strategy runs below the platform',
+  );
+  return { ...platform, dir, id, tree, port: Number(new URL(url).port) };
+}
+
 describe('scenarios from the command line', () => {
   it('fails, at the next start, a scenario left RUNNING by a platform that was killed (embedded store)', async () => {
-    const dir = dataDir();
-    const first = await start({ HINDSIGHT_DATA_DIR: dir });
-    const url = /running at (http:\/\/\S+) /.exec(first.banner)?.[1] ?? '';
-    const key = /API key:\s+(\S+)/.exec(first.banner)?.[1] ?? '';
-    const api = client(url, key);
-    const strategyId = (await api('POST', '/v1/strategies', { name: 'slow' })).body.data.strategyId;
-    const folder = mkdtempSync(join(tmpdir(), 'hindsight-slow-'));
-    writeFileSync(join(folder, 'main.py'), SLOW_ACKS);
-    const pushed = await run(
-      ['versions', 'push', '--strategy', strategyId, folder, '--cmd', 'python3 main.py'],
-      {
-        HINDSIGHT_URL: url,
-        HINDSIGHT_API_KEY: key,
-      },
-    );
-    assert.equal(pushed.code, 0, pushed.stderr);
-    const versionId = /Pushed version (\S+) /.exec(pushed.stdout)?.[1] ?? '';
-    const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, {
-      ...scenarioBody(versionId),
-      endTime: '2024-02-01T00:00:00Z',
-    });
-    const id = created.body.data.scenarioId;
-    const deadline = Date.now() + 60_000;
-    while ((await api('GET', `/v1/scenarios/${id}`)).body.data.state !== 'RUNNING') {
-      assert.ok(Date.now() < deadline, 'the scenario started');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const first = await slowScenarioRunning();
     const killed = once(first.child, 'exit');
     first.child.removeAllListeners('close');
     first.child.kill('SIGKILL');
     await killed;
-    const second = await start({ HINDSIGHT_DATA_DIR: dir });
+    // The sandbox dies with its parent (bubblewrap's --die-with-parent).
+    assert.deepEqual(await leftovers(first.tree), [], 'processes left running');
+    const second = await start({ HINDSIGHT_DATA_DIR: first.dir });
     try {
       const secondUrl = /running at (http:\/\/\S+) /.exec(second.banner)?.[1] ?? '';
       const secondKey = /API key:\s+(\S+)/.exec(second.banner)?.[1] ?? '';
-      const scenario = (await client(secondUrl, secondKey)('GET', `/v1/scenarios/${id}`)).body.data;
+      const scenario = (await client(secondUrl, secondKey)('GET', `/v1/scenarios/${first.id}`)).body.data;
       assert.equal(scenario.state, 'FAILED', 'failed at start, before anything else could see it running');
       assert.equal(scenario.errorType, 'platform');
     } finally {
       await stop(second.child);
     }
+  });
+
+  it('stops a running scenario, its strategy and its gateway when the platform is stopped with SIGINT', async () => {
+    const platform = await slowScenarioRunning();
+    const exited = new Promise((resolve) => platform.child.on('exit', resolve));
+    platform.child.removeAllListeners('close');
+    platform.child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    assert.deepEqual(await leftovers(platform.tree), [], 'processes left running');
+    assert.ok(await portIsFree(platform.port), 'the port is still held');
   });
 
   describe('npm start, then the README commands', () => {

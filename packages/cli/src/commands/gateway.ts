@@ -7,13 +7,15 @@ import {
   SettingsError,
   startGateway,
 } from '@hindsight/gateway';
+import { onStopSignal } from '../stop-signals.ts';
 
 /**
  * `hindsight gateway`: the trading gateway, configured by the environment only
  * (GATEWAY_PROVIDER, GATEWAY_MODE, GATEWAY_HOST, GATEWAY_PORT, GATEWAY_API_KEY, ENABLE_SWAGGER,
  * RUST_LOG; with the simulation provider also HINDSIGHT_SCENARIO, HINDSIGHT_DATA_DIR,
  * HINDSIGHT_RESULTS_DIR). A backtest ends by itself: results written, headline metrics printed,
- * exit 0 (3 when the strategy failed the run). SIGTERM/SIGINT drain and exit 0.
+ * exit 0 (3 when the strategy failed the run). SIGTERM, SIGINT and SIGHUP drain and exit 0
+ * (stop-signals.ts).
  */
 export const STRATEGY_FAILURE_EXIT_CODE = 3;
 
@@ -28,20 +30,18 @@ function fail(error: unknown): never {
 
 export async function runGateway(): Promise<void> {
   let gateway: RunningGateway;
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await gateway.shutdown();
-    process.exit(0);
-  };
+  /** Set by whichever comes first, a stop signal or the run's own end; the other then leaves it be. */
+  let ending: 'signal' | 'run' | undefined;
   try {
     const settings = readGatewaySettings(process.env);
     gateway = await startGateway(settings);
     // Before the address is printed: whoever reads it may signal at once.
-    // A second signal while draining is ignored rather than killing the process mid-shutdown.
-    process.on('SIGINT', () => void stop());
-    process.on('SIGTERM', () => void stop());
+    onStopSignal(async () => {
+      // The run's end is being reported already: that path exits with the run's code.
+      if (ending === 'run') return new Promise<never>(() => {});
+      ending = 'signal';
+      await gateway.shutdown();
+    });
     const ws = `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;
     console.log(
       [
@@ -60,8 +60,8 @@ export async function runGateway(): Promise<void> {
   }
 
   const end = await gateway.done;
-  if (stopping) return;
-  stopping = true;
+  if (ending === 'signal') return;
+  ending = 'run';
   if (end.outcome.kind === 'completed') {
     const lines = ['Backtest complete.'];
     if (end.files) lines.push(...headline(end.files.metrics).map((line) => `  ${line}`));

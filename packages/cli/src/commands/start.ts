@@ -1,4 +1,5 @@
 import { readSettings, startPlatform } from '@hindsight/platform';
+import { onStopSignal } from '../stop-signals.ts';
 import { failAndExit } from './fail.ts';
 
 interface StartFlags {
@@ -12,10 +13,17 @@ interface StartFlags {
 }
 
 export async function runStart(flags: StartFlags): Promise<void> {
-  let platform: Awaited<ReturnType<typeof startPlatform>>;
   try {
     const settings = readSettings(process.env, flags);
-    platform = await startPlatform(settings, { logLevel: process.env.HINDSIGHT_LOG_LEVEL ?? 'info' });
+    const platform = await startPlatform(settings, {
+      logLevel: process.env.HINDSIGHT_LOG_LEVEL ?? 'info',
+    });
+    // Before the banner: whoever reads it may signal at once. Stops the worker's runs (their
+    // strategies and gateways), then the API and the store.
+    onStopSignal(async (signal) => {
+      platform.app.log.info({ signal }, 'shutting down');
+      await platform.close();
+    });
     const storage = settings.databaseUrl
       ? `PostgreSQL at ${new URL(settings.databaseUrl).host}`
       : `embedded store in ${settings.dataDir}`;
@@ -48,11 +56,4 @@ export async function runStart(flags: StartFlags): Promise<void> {
   } catch (error) {
     failAndExit(error);
   }
-  const stop = async (signal: string) => {
-    platform.app.log.info({ signal }, 'shutting down');
-    await platform.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -1,4 +1,5 @@
 import { readSettings, runWorker } from '@hindsight/platform';
+import { onStopSignal } from '../stop-signals.ts';
 import { failAndExit } from './fail.ts';
 
 interface WorkerFlags {
@@ -11,7 +12,6 @@ interface WorkerFlags {
 }
 
 export async function runWorkerCommand(flags: WorkerFlags): Promise<void> {
-  let running: Awaited<ReturnType<typeof runWorker>>;
   try {
     const settings = readSettings(process.env, {
       ...(flags.dataDir && { dataDir: flags.dataDir }),
@@ -21,20 +21,17 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<void> {
       ...(flags.executor && { executor: flags.executor }),
       ...(flags.concurrency && { workers: flags.concurrency }),
     });
-    running = await runWorker(settings, {
+    const running = await runWorker(settings, {
       concurrency: Math.max(1, settings.runner.workers),
       logLevel: process.env.HINDSIGHT_LOG_LEVEL ?? 'info',
     });
+    // Before the banner: whoever reads it may signal at once. Stops claiming, stops its runs (their
+    // strategies and gateways) and fails them `platform`.
+    onStopSignal(() => running.close());
     console.log(
       `Hindsight worker ${running.worker.id} is claiming scenarios (executor ${settings.runner.executor}, ${Math.max(1, settings.runner.workers)} at once).`,
     );
   } catch (error) {
     failAndExit(error);
   }
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
 }
