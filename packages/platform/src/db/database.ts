@@ -34,10 +34,22 @@ export async function openDatabase(target: StorageTarget): Promise<Database> {
 }
 
 async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // A server that stops answering (failover, a lost network) fails a connection attempt after this
+    // long, instead of leaving the query waiting for the operating system to give up, and the
+    // kernel's keepalive probes find a connection whose server is gone without a word.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
   // An idle client dropped by the server (restart, failover) must not crash the process; the pool
-  // replaces it and the next query reports any lasting outage.
+  // replaces it and the next query reports any lasting outage (db/transient.ts tells which to retry).
   pool.on('error', (error) => console.error(`hindsight: PostgreSQL connection lost: ${error.message}`));
+  // A client checked out of the pool (a transaction between two statements) has no listener of the
+  // pool's: without one of its own, the server ending its connection would be an unhandled 'error'
+  // event, which ends the process. Its next statement fails instead, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     const db = drizzleNodePg(pool, { schema });
     await migrateNodePg(db, { migrationsFolder });

@@ -1,12 +1,14 @@
 import { ApiError } from '@hindsight/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isTransientDatabaseError } from '../db/transient.ts';
 
 /**
  * Every failure leaves as the spec's `{error: {code, message, details?}}`. Request validation throws
  * ApiError itself (request-validation.ts); other framework errors (bad JSON, content type, body size)
- * map to BAD_REQUEST with a message saying what to fix;
- * anything unexpected is INTERNAL_ERROR with no internals leaked, logged with its request id.
+ * map to BAD_REQUEST with a message saying what to fix; a database that cannot be reached for the
+ * moment (restart, failover) is SERVICE_UNAVAILABLE, the spec's one retryable code; anything
+ * unexpected is INTERNAL_ERROR with no internals leaked, logged with its request id.
  */
 const frameworkMessages: Record<string, (error: FastifyError) => string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => 'Content-Type must be application/json.',
@@ -28,6 +30,13 @@ export function toApiError(error: unknown, log: FastifyRequest['log']): ApiError
   if (known) return new ApiError('BAD_REQUEST', known(fastifyError));
   if (error instanceof SyntaxError || (fastifyError.statusCode && fastifyError.statusCode < 500)) {
     return new ApiError('BAD_REQUEST', fastifyError.message || 'Malformed request.');
+  }
+  if (isTransientDatabaseError(error)) {
+    log.warn({ err: error }, 'the database is unreachable');
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'The database cannot be reached for the moment; retry with exponential backoff.',
+    );
   }
   log.error({ err: error }, 'unexpected failure');
   return new ApiError('INTERNAL_ERROR', 'Unexpected server failure.');

@@ -3,6 +3,7 @@ import { and, arrayOverlaps, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-
 import type { Db, Tx } from '../db/database.ts';
 import { pgErrorCode } from '../db/errors.ts';
 import { type ScenarioState, scenarioLogs, scenarioResults, scenarios, users } from '../db/schema.ts';
+import { type RetryOptions, retryTransient } from '../db/transient.ts';
 import type { ConfigurationSettings } from './configurations.ts';
 import { lockActiveStrategy, missingOwnedResource } from './ownership.ts';
 import {
@@ -95,6 +96,12 @@ export const toScenario = (row: Row): Scenario => {
   return scenario;
 };
 
+/**
+ * How a worker's writes ride out a database outage: the retry options for a write about one scenario,
+ * or (`undefined`) for a write about the queue (claim, lease renewal, the lapsed-lease check).
+ */
+export type WriteRetryPolicy = (scenarioId: string | undefined) => RetryOptions;
+
 export const quotaExceeded = (quota: number) =>
   new ApiError(
     'QUOTA_EXCEEDED',
@@ -105,12 +112,32 @@ export const quotaExceeded = (quota: number) =>
  * Scenario records and the queue operations on them. Every state change is one conditional UPDATE, so
  * a cancel racing a worker's completion, or two workers racing for a claim, resolve in the database:
  * a terminal state is never left (the WHERE clauses name the states a move may start from).
+ *
+ * The writes a worker makes (claim, leases, state, manifest, logs) retry transient connection faults
+ * on the instance `withRetry` gives, each safe to repeat after an attempt whose answer was lost.
  */
 export class ScenarioRepository {
+  /** The instant of this instance's last claim: each claim's is distinct (see `claim`). */
+  private lastClaimAt = 0;
+
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
+    private readonly retryPolicy?: WriteRetryPolicy,
   ) {}
+
+  /** The same records, with the worker's writes retried through database outages as `policy` says. */
+  withRetry(policy: WriteRetryPolicy): ScenarioRepository {
+    return new ScenarioRepository(this.db, this.cursors, policy);
+  }
+
+  /**
+   * Runs `fn` (reads, or writes safe to repeat) with this instance's retries for `scenarioId` (none: a
+   * queue-wide operation); once, without a policy.
+   */
+  retrying<T>(scenarioId: string | undefined, fn: (attempt: number) => Promise<T>): Promise<T> {
+    return this.retryPolicy ? retryTransient(fn, this.retryPolicy(scenarioId)) : fn(1);
+  }
 
   /**
    * Creates one QUEUED scenario if the strategy is active (409 once archived, decision 27) and the
@@ -245,70 +272,119 @@ export class ScenarioRepository {
   // --- the queue -------------------------------------------------------------------------------
 
   /**
-   * Claims the oldest QUEUED scenario for `workerId` (QUEUED -> PENDING) with a lease until
-   * `now + leaseMs`. `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines
-   * claim from one table without waiting on each other or claiming one row twice.
+   * Claims the oldest QUEUED scenario for `workerId` (QUEUED -> PENDING) with a lease of `leaseMs`.
+   * `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines claim from one table
+   * without waiting on each other or claiming one row twice.
+   *
+   * Each claim of an instance gets its own `started_at`, so a retry after a lost answer first looks for
+   * the row this very claim may have taken; without that, the row would stay PENDING unrun until its
+   * lease lapsed.
    */
-  async claim(workerId: string, leaseMs: number, now = new Date()): Promise<Scenario | undefined> {
-    const lease = new Date(now.getTime() + leaseMs);
-    const rows = await this.db.execute<{ id: string }>(sql`
-      UPDATE ${scenarios}
-         SET state = 'PENDING', worker_id = ${workerId}, lease_expires_at = ${lease.toISOString()},
-             started_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
-       WHERE id = (
-         SELECT id FROM ${scenarios}
-          WHERE state = 'QUEUED'
-          ORDER BY created_at, id
-          LIMIT 1
-          FOR UPDATE SKIP LOCKED)
-         AND state = 'QUEUED'
-      RETURNING id`);
-    const id = rowsOf<{ id: string }>(rows)[0]?.id;
-    return id === undefined ? undefined : this.byId(id);
+  async claim(workerId: string, leaseMs: number): Promise<Scenario | undefined> {
+    const at = new Date(Math.max(Date.now(), this.lastClaimAt + 1));
+    this.lastClaimAt = at.getTime();
+    return this.retrying(undefined, async (attempt) => {
+      if (attempt > 1) {
+        const [taken] = await this.db
+          .select()
+          .from(scenarios)
+          .where(
+            and(
+              eq(scenarios.workerId, workerId),
+              eq(scenarios.state, 'PENDING'),
+              eq(scenarios.startedAt, at),
+            ),
+          );
+        if (taken) return toScenario(taken);
+      }
+      const [row] = await this.db
+        .update(scenarios)
+        .set({
+          state: 'PENDING',
+          workerId,
+          leaseExpiresAt: new Date(Date.now() + leaseMs),
+          startedAt: at,
+          updatedAt: new Date(),
+        })
+        .where(
+          and(
+            eq(scenarios.state, 'QUEUED'),
+            sql`${scenarios.id} = (
+              SELECT id FROM ${scenarios}
+               WHERE state = 'QUEUED'
+               ORDER BY created_at, id
+               LIMIT 1
+               FOR UPDATE SKIP LOCKED)`,
+          ),
+        )
+        .returning();
+      return row && toScenario(row);
+    });
   }
 
   /**
    * Renews the leases of the scenarios `workerId` is running; answers the ids it no longer holds (they
    * were cancelled, deleted, or failed by a lease check after this worker stalled): their runs must stop.
    */
-  async renewLeases(workerId: string, ids: string[], leaseMs: number, now = new Date()): Promise<string[]> {
+  async renewLeases(workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
     if (ids.length === 0) return [];
-    const held = await this.db
-      .update(scenarios)
-      .set({ leaseExpiresAt: new Date(now.getTime() + leaseMs) })
-      .where(
-        and(
-          inArray(scenarios.id, ids),
-          eq(scenarios.workerId, workerId),
-          inArray(scenarios.state, ['PENDING', 'RUNNING']),
-        ),
-      )
-      .returning({ id: scenarios.id });
+    const held = await this.retrying(undefined, () =>
+      this.db
+        .update(scenarios)
+        // From each attempt's own time: a renewal that got through late still grants a whole lease.
+        .set({ leaseExpiresAt: new Date(Date.now() + leaseMs) })
+        .where(
+          and(
+            inArray(scenarios.id, ids),
+            eq(scenarios.workerId, workerId),
+            inArray(scenarios.state, ['PENDING', 'RUNNING']),
+          ),
+        )
+        .returning({ id: scenarios.id }),
+    );
     const stillHeld = new Set(held.map((r) => r.id));
     return ids.filter((id) => !stillHeld.has(id));
   }
 
-  /** PENDING -> RUNNING once the strategy connected to its gateway; false when the worker lost it. */
+  /**
+   * PENDING -> RUNNING once the strategy connected to its gateway; false when the worker lost it. A
+   * row this worker already made RUNNING (a retry after a lost answer) answers true and keeps its time.
+   */
   async markRunning(id: string, workerId: string, now = new Date()) {
-    const rows = await this.db
-      .update(scenarios)
-      .set({ state: 'RUNNING', runningAt: now, updatedAt: now })
-      .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'PENDING')))
-      .returning({ id: scenarios.id });
+    const rows = await this.retrying(id, () =>
+      this.db
+        .update(scenarios)
+        .set({
+          state: 'RUNNING',
+          runningAt: sql`coalesce(${scenarios.runningAt}, ${now.toISOString()}::timestamptz)`,
+          updatedAt: now,
+        })
+        .where(
+          and(
+            eq(scenarios.id, id),
+            eq(scenarios.workerId, workerId),
+            inArray(scenarios.state, ['PENDING', 'RUNNING']),
+          ),
+        )
+        .returning({ id: scenarios.id }),
+    );
     return rows.length === 1;
   }
 
   /** Records the manifest as soon as the worker has resolved it (PENDING). */
   async recordManifest(id: string, workerId: string, manifest: ScenarioManifest): Promise<void> {
-    await this.db
-      .update(scenarios)
-      .set({ manifest })
-      .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId)));
+    await this.retrying(id, () =>
+      this.db
+        .update(scenarios)
+        .set({ manifest })
+        .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId))),
+    );
   }
 
   /**
    * RUNNING -> COMPLETE with the result files and metrics, in one transaction; false (and nothing
-   * written) when the scenario was cancelled or taken from this worker meanwhile.
+   * written) when the scenario was cancelled or taken from this worker meanwhile, or when a first
+   * attempt whose answer was lost had completed it already.
    */
   async complete(
     id: string,
@@ -317,24 +393,29 @@ export class ScenarioRepository {
     metrics: unknown,
     now = new Date(),
   ): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx
-        .update(scenarios)
-        .set({ state: 'COMPLETE', metrics, finishedAt: now, updatedAt: now, leaseExpiresAt: null })
-        .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'RUNNING')))
-        .returning({ id: scenarios.id });
-      if (rows.length === 0) return false;
-      await tx.insert(scenarioResults).values({
-        scenarioId: id,
-        metadata: Buffer.from(files.metadata),
-        timeseries: Buffer.from(files.timeseries),
-        trades: Buffer.from(files.trades),
-      });
-      return true;
-    });
+    return this.retrying(id, () =>
+      this.db.transaction(async (tx) => {
+        const rows = await tx
+          .update(scenarios)
+          .set({ state: 'COMPLETE', metrics, finishedAt: now, updatedAt: now, leaseExpiresAt: null })
+          .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'RUNNING')))
+          .returning({ id: scenarios.id });
+        if (rows.length === 0) return false;
+        await tx.insert(scenarioResults).values({
+          scenarioId: id,
+          metadata: Buffer.from(files.metadata),
+          timeseries: Buffer.from(files.timeseries),
+          trades: Buffer.from(files.trades),
+        });
+        return true;
+      }),
+    );
   }
 
-  /** PENDING or RUNNING -> FAILED; false when the scenario had already ended (e.g. cancelled). */
+  /**
+   * PENDING or RUNNING -> FAILED; false when the scenario had already ended (e.g. cancelled, or failed
+   * by a first attempt whose answer was lost).
+   */
   async fail(
     id: string,
     workerId: string,
@@ -342,24 +423,26 @@ export class ScenarioRepository {
     message: string,
     now = new Date(),
   ): Promise<boolean> {
-    const rows = await this.db
-      .update(scenarios)
-      .set({
-        state: 'FAILED',
-        errorType,
-        errorMessage: message.slice(0, 4000),
-        finishedAt: now,
-        updatedAt: now,
-        leaseExpiresAt: null,
-      })
-      .where(
-        and(
-          eq(scenarios.id, id),
-          eq(scenarios.workerId, workerId),
-          inArray(scenarios.state, ['PENDING', 'RUNNING']),
-        ),
-      )
-      .returning({ id: scenarios.id });
+    const rows = await this.retrying(id, () =>
+      this.db
+        .update(scenarios)
+        .set({
+          state: 'FAILED',
+          errorType,
+          errorMessage: message.slice(0, 4000),
+          finishedAt: now,
+          updatedAt: now,
+          leaseExpiresAt: null,
+        })
+        .where(
+          and(
+            eq(scenarios.id, id),
+            eq(scenarios.workerId, workerId),
+            inArray(scenarios.state, ['PENDING', 'RUNNING']),
+          ),
+        )
+        .returning({ id: scenarios.id }),
+    );
     return rows.length === 1;
   }
 
@@ -370,19 +453,21 @@ export class ScenarioRepository {
    */
   async failAbandoned(now = new Date(), everyClaimed = false): Promise<string[]> {
     const lapsed = sql`${scenarios.leaseExpiresAt} < ${now.toISOString()}`;
-    const rows = await this.db
-      .update(scenarios)
-      .set({
-        state: 'FAILED',
-        errorType: 'platform',
-        errorMessage:
-          'the worker running this scenario stopped (it crashed, was killed or lost the database) before the run ended',
-        finishedAt: now,
-        updatedAt: now,
-        leaseExpiresAt: null,
-      })
-      .where(and(inArray(scenarios.state, ['PENDING', 'RUNNING']), everyClaimed ? undefined : lapsed))
-      .returning({ id: scenarios.id });
+    const rows = await this.retrying(undefined, () =>
+      this.db
+        .update(scenarios)
+        .set({
+          state: 'FAILED',
+          errorType: 'platform',
+          errorMessage:
+            'the worker running this scenario stopped (it crashed, was killed or lost the database) before the run ended',
+          finishedAt: now,
+          updatedAt: now,
+          leaseExpiresAt: null,
+        })
+        .where(and(inArray(scenarios.state, ['PENDING', 'RUNNING']), everyClaimed ? undefined : lapsed))
+        .returning({ id: scenarios.id }),
+    );
     return rows.map((r) => r.id);
   }
 
@@ -407,10 +492,12 @@ export class ScenarioRepository {
   async saveLog(id: string, stream: 'stdout' | 'stderr', content: Uint8Array, totalBytes: number) {
     const value = { content: Buffer.from(content), totalBytes };
     try {
-      await this.db
-        .insert(scenarioLogs)
-        .values({ scenarioId: id, stream, ...value })
-        .onConflictDoUpdate({ target: [scenarioLogs.scenarioId, scenarioLogs.stream], set: value });
+      await this.retrying(id, () =>
+        this.db
+          .insert(scenarioLogs)
+          .values({ scenarioId: id, stream, ...value })
+          .onConflictDoUpdate({ target: [scenarioLogs.scenarioId, scenarioLogs.stream], set: value }),
+      );
     } catch (error) {
       if (pgErrorCode(error) !== FOREIGN_KEY_VIOLATION) throw error;
     }
@@ -448,9 +535,4 @@ export class ScenarioRepository {
       );
     }
   }
-}
-
-/** `db.execute` answers `{rows}` on both drivers (node-postgres and PGlite). */
-function rowsOf<T>(result: unknown): T[] {
-  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
 }

@@ -113,7 +113,8 @@ export async function runScenario(
     last = now;
   };
   try {
-    const { simulation, manifest } = await resolveRun(deps, scenario);
+    // Its reads ride out a database outage as the worker's writes do (docs/scenarios.md).
+    const { simulation, manifest } = await deps.scenarios.retrying(id, () => resolveRun(deps, scenario));
     mark('resolved');
     await deps.scenarios.recordManifest(id, workerId, manifest);
     prepared = await deps.executor.prepare({

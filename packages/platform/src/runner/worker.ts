@@ -20,22 +20,46 @@ export interface WorkerOptions {
  * A worker: claims QUEUED scenarios from the shared table (any number of workers, in any number of
  * processes and machines), runs up to `concurrency` of them, renews their leases, stops those that
  * were cancelled or deleted, and fails the scenarios of workers that died (lapsed leases).
+ *
+ * Its writes ride out database outages (docs/scenarios.md, "Database outages"): a write about a run
+ * retries until that run's lease, as last written, would lapse; a queue-wide one for a lease's length.
+ * Its runs go on meanwhile; a run stops only when the renewal that gets through finds it taken.
  */
 export class ScenarioWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  /** When the lease this worker last wrote for each of its runs lapses (epoch ms). */
+  private readonly leaseEnds = new Map<string, number>();
   private stopped = false;
+  /** Cuts short the retries of queue-wide writes when the worker stops. */
+  private readonly stopping = new AbortController();
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  private renewal: Promise<void> | undefined;
   private readonly scenarios: ScenarioRepository;
+  /** What the runs get: the same dependencies, with the retrying repository. */
+  private readonly runDeps: RunDependencies;
 
   constructor(
     private readonly deps: RunDependencies,
     private readonly options: WorkerOptions,
     private readonly signals?: ScenarioSignals,
   ) {
-    this.scenarios = deps.scenarios;
+    this.scenarios = deps.scenarios.withRetry((scenarioId) => {
+      const leaseFromNow = Date.now() + options.leaseMs;
+      const onRetry = (error: unknown, attempt: number, delayMs: number) =>
+        deps.log.warn(
+          { scenarioId, attempt, delayMs, err: error },
+          'the database is unreachable; retrying the write',
+        );
+      if (scenarioId === undefined) {
+        return { deadline: leaseFromNow, signal: this.stopping.signal, onRetry };
+      }
+      // Read again before each wait: a renewal that gets through meanwhile extends it.
+      return { deadline: () => this.leaseEnds.get(scenarioId) ?? leaseFromNow, onRetry };
+    });
+    this.runDeps = { ...deps, scenarios: this.scenarios };
   }
 
   /** Starts claiming. */
@@ -72,20 +96,26 @@ export class ScenarioWorker {
       let claimed = false;
       if (this.running.size < this.options.concurrency) {
         try {
+          // Renew first: after an outage longer than a lease, this worker's own runs are not lost
+          // unless another worker or API process failed them before this worker got through.
+          await this.renew();
           await this.scenarios.failAbandoned();
           const scenario = await this.scenarios.claim(this.id, this.options.leaseMs);
           if (scenario) {
             claimed = true;
+            const id = scenario.scenarioId;
             const abort = new AbortController();
-            const done = runScenario(this.deps, scenario, this.id, abort.signal)
+            this.leaseEnds.set(id, Date.now() + this.options.leaseMs);
+            const done = runScenario(this.runDeps, scenario, this.id, abort.signal)
               .catch((error: Error) =>
-                this.deps.log.error({ scenarioId: scenario.scenarioId, err: error }, 'scenario run failed'),
+                this.deps.log.error({ scenarioId: id, err: error }, 'scenario run failed'),
               )
               .finally(() => {
-                this.running.delete(scenario.scenarioId);
+                this.running.delete(id);
+                this.leaseEnds.delete(id);
                 this.wake?.();
               });
-            this.running.set(scenario.scenarioId, { abort, done });
+            this.running.set(id, { abort, done });
           }
         } catch (error) {
           if (this.stopped) break;
@@ -110,15 +140,29 @@ export class ScenarioWorker {
     });
   }
 
-  /** Renews the leases of the running scenarios; stops those this worker no longer holds. */
-  private async renew(): Promise<void> {
+  /**
+   * Renews the leases of the running scenarios; stops those this worker no longer holds. One renewal
+   * at a time: while one retries through an outage, the timer's ticks join it.
+   */
+  private renew(): Promise<void> {
+    this.renewal ??= this.renewHeld().finally(() => {
+      this.renewal = undefined;
+    });
+    return this.renewal;
+  }
+
+  private async renewHeld(): Promise<void> {
     const ids = [...this.running.keys()];
     if (ids.length === 0) return;
     try {
-      const lost = await this.scenarios.renewLeases(this.id, ids, this.options.leaseMs);
-      for (const id of lost) this.running.get(id)?.abort.abort();
+      const lost = new Set(await this.scenarios.renewLeases(this.id, ids, this.options.leaseMs));
+      const leaseEnd = Date.now() + this.options.leaseMs;
+      for (const id of ids) {
+        if (lost.has(id)) this.running.get(id)?.abort.abort();
+        else if (this.running.has(id)) this.leaseEnds.set(id, leaseEnd);
+      }
     } catch (error) {
-      this.deps.log.warn({ err: error }, 'renewing scenario leases failed');
+      if (!this.stopped) this.deps.log.warn({ err: error }, 'renewing scenario leases failed');
     }
   }
 
@@ -134,6 +178,7 @@ export class ScenarioWorker {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.stopping.abort();
     this.wake?.();
     clearInterval(this.renewTimer);
     this.signals?.offQueued(this.nudge);
