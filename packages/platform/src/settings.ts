@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { EXECUTOR_KINDS, type ExecutorKind } from './executors/create-executor.ts';
+import { DEFAULT_STRATEGY_LIMITS, parseByteSize, type StrategyLimits } from './executors/strategy-limits.ts';
 
 /**
  * Platform settings come from the environment; `hindsight start` flags override it. Every value is
@@ -28,7 +29,14 @@ export interface RunnerSettings {
   stallTimeoutSeconds: number;
   /** Where a standalone worker reaches the platform's registry; `hindsight start` uses its own address. */
   registryUrl: string | undefined;
+  /** What one strategy may use, under either executor (docs/security.md). */
+  strategyLimits: StrategyLimits;
+  /** The local executor's sandbox: `bubblewrap`, or `none` to run trusted strategies unsandboxed. */
+  sandbox: SandboxSetting;
 }
+
+export const SANDBOX_SETTINGS = ['bubblewrap', 'none'] as const;
+export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
 
 export class SettingsError extends Error {
   constructor(
@@ -55,6 +63,11 @@ export const settingVariables = {
   connectTimeoutSeconds: 'HINDSIGHT_CONNECT_TIMEOUT_SECONDS',
   stallTimeoutSeconds: 'HINDSIGHT_STALL_TIMEOUT_SECONDS',
   registryUrl: 'HINDSIGHT_REGISTRY_URL',
+  strategyMemory: 'HINDSIGHT_STRATEGY_MEMORY',
+  strategyProcesses: 'HINDSIGHT_STRATEGY_PROCESSES',
+  strategyCpus: 'HINDSIGHT_STRATEGY_CPUS',
+  strategyScratch: 'HINDSIGHT_STRATEGY_SCRATCH',
+  sandbox: 'HINDSIGHT_SANDBOX',
 } as const;
 
 export type SettingInput = Partial<Record<keyof typeof settingVariables, string>>;
@@ -145,6 +158,33 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
       'must be the platform base URL, e.g. http://10.0.0.5:8000.',
     );
   }
+  const bytes = (key: 'strategyMemory' | 'strategyScratch', fallback: number) => {
+    const text = pick(key);
+    if (text === undefined) return fallback;
+    const value = parseByteSize(text);
+    if (value === undefined || value < 16 * 1024 * 1024) {
+      throw new SettingsError(
+        settingVariables[key],
+        `"${text}" must be a size of at least 16MiB, such as 2GiB, 512MiB or a number of bytes.`,
+      );
+    }
+    return value;
+  };
+  const cpusText = pick('strategyCpus') ?? String(DEFAULT_STRATEGY_LIMITS.cpus);
+  const cpus = Number(cpusText);
+  if (!/^\d+(\.\d+)?$/.test(cpusText) || cpus < 0.01 || cpus > 1024) {
+    throw new SettingsError(
+      settingVariables.strategyCpus,
+      `"${cpusText}" must be a number of CPUs from 0.01 to 1024, such as 1 or 0.5.`,
+    );
+  }
+  const sandbox = pick('sandbox') ?? 'bubblewrap';
+  if (!(SANDBOX_SETTINGS as readonly string[]).includes(sandbox)) {
+    throw new SettingsError(
+      settingVariables.sandbox,
+      `"${sandbox}" is not a sandbox; use bubblewrap, or none to run trusted strategies unsandboxed.`,
+    );
+  }
   const runner: RunnerSettings = {
     workers: whole('workers', 2, 0, 256),
     executor: executor as RunnerSettings['executor'],
@@ -153,6 +193,13 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     connectTimeoutSeconds: whole('connectTimeoutSeconds', 60, 1, 3600),
     stallTimeoutSeconds: whole('stallTimeoutSeconds', 300, 0, 86_400),
     registryUrl: registryUrl?.replace(/\/$/, ''),
+    strategyLimits: {
+      memoryBytes: bytes('strategyMemory', DEFAULT_STRATEGY_LIMITS.memoryBytes),
+      processes: whole('strategyProcesses', DEFAULT_STRATEGY_LIMITS.processes, 8, 1_000_000),
+      cpus,
+      scratchBytes: bytes('strategyScratch', DEFAULT_STRATEGY_LIMITS.scratchBytes),
+    },
+    sandbox: sandbox as SandboxSetting,
   };
 
   return {

@@ -13,6 +13,7 @@ import {
   createExecutor,
   DockerExecutor,
   ExecutorError,
+  type GatewayEndpoint,
   ImageRunError,
   LocalExecutor,
   type PreparedRun,
@@ -56,10 +57,17 @@ interface Ran {
   stderr: string;
 }
 
-async function runToEnd(prepared: PreparedRun, env: Record<string, string> = {}): Promise<Ran> {
+/** A gateway endpoint for strategies that never connect to theirs. */
+const NO_GATEWAY: GatewayEndpoint = { port: 40_009, accept: (socket) => socket.destroy() };
+
+async function runToEnd(
+  prepared: PreparedRun,
+  env: Record<string, string> = {},
+  gateway: GatewayEndpoint = NO_GATEWAY,
+): Promise<Ran> {
   const stdout = textSink();
   const stderr = textSink();
-  const strategy = await prepared.start({ env, stdout: stdout.write, stderr: stderr.write });
+  const strategy = await prepared.start({ env, gateway, stdout: stdout.write, stderr: stderr.write });
   const exit = await strategy.exited;
   return { exit, stdout: stdout.text(), stderr: stderr.text() };
 }
@@ -71,6 +79,88 @@ print("pid=%d uid=%d" % (os.getpid(), os.getuid()))
 print("root-visible=%s work-visible=%s" % (os.path.exists("/root"), os.path.exists("/work")))
 print("to stderr", file=sys.stderr)
 sys.exit(3)
+`;
+
+const MiB = 1024 ** 2;
+
+/** Where this process's strategies' cgroups are made in a v1 hierarchy (what these machines have). */
+function cgroupParent(controller: string): string {
+  const own = readFileSync('/proc/self/cgroup', 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find(([, controllers]) => controllers?.split(',').includes(controller))?.[2];
+  assert.ok(own !== undefined, `a v1 ${controller} hierarchy (these machines have cgroup v1)`);
+  return join('/sys/fs/cgroup', controller, own, 'hindsight');
+}
+
+/** Connects to each `label=host:port` of TARGETS and prints what it found; then what it can see. */
+const NETWORK_PROBE = `import os, socket
+for target in os.environ["TARGETS"].split():
+    label, address = target.split("=")
+    host, port = address.rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=3) as s:
+            s.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")
+            body = s.makefile("rb").read().decode()
+            print(label + "=" + (body.split("\\r\\n\\r\\n", 1)[1] if "\\r\\n\\r\\n" in body else "no answer"))
+    except ConnectionRefusedError:
+        print(label + "=refused")
+    except OSError as error:
+        print(label + "=unreachable" if error.errno in (101, 113) else label + "=" + str(error))
+listening = []
+for line in open("/proc/net/tcp").read().splitlines()[1:]:
+    local, state = line.split()[1], line.split()[3]
+    if state == "0A":
+        address, port = local.split(":")
+        listening.append(".".join(str(int(address[i:i + 2], 16)) for i in (6, 4, 2, 0)) + ":" + str(int(port, 16)))
+print("listening=" + ",".join(listening))
+print("interfaces=" + ",".join(sorted(name for _, name in socket.if_nameindex())))
+try:
+    open("/escaped", "w")
+    print("root=writable")
+except OSError:
+    print("root=read-only")
+`;
+
+/** Exceeds one limit (WHAT), or stays within all of them. */
+const LIMITS_PROBE = `import os, subprocess, sys, time
+what = os.environ["WHAT"]
+if what == "memory":
+    hog = bytearray(512 * 2**20)
+elif what == "processes":
+    subprocess.run(["/bin/sh", "-c", "f() { f | f & }; f; sleep 30"])
+elif what in ("scratch", "scratch-exit"):
+    try:
+        with open("/tmp/fill", "wb") as f:
+            while True:
+                f.write(b"x" * 2**20)
+    except OSError as error:
+        print(error, file=sys.stderr)
+    if what == "scratch-exit":
+        sys.exit(1)
+    time.sleep(30)
+elif what == "count-forks":
+    children = []
+    try:
+        while len(children) < 100:
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(5)
+                os._exit(0)
+            children.append(pid)
+    except OSError:
+        pass
+    print("forked=%d" % len(children), flush=True)
+    for pid in children:
+        os.kill(pid, 9)
+else:
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    data = bytearray(32 * 2**20)
+    with open("/tmp/within", "wb") as f:
+        f.write(b"x" * (8 * 2**20))
+    print("up", flush=True)
+    time.sleep(60)
 `;
 
 describe('image layers', () => {
@@ -106,6 +196,7 @@ describe('local executor', () => {
   let sandboxed: LocalExecutor;
   let python: PushedVersion;
   const executors: LocalExecutor[] = [];
+  const servers: Server[] = [];
   const executor = (options: Partial<ConstructorParameters<typeof LocalExecutor>[0]> = {}) => {
     const created = new LocalExecutor({ cacheDir: cacheDir(), ...options });
     executors.push(created);
@@ -122,6 +213,7 @@ describe('local executor', () => {
   });
   after(async () => {
     await Promise.all(executors.map((e) => e.close()));
+    for (const server of servers) server.close();
   });
 
   it('runs an /app image on the host python3 in a sandbox, with the run env over the image env', async () => {
@@ -265,7 +357,12 @@ describe('local executor', () => {
     const startUp = async (onTerm: string) => {
       const run = await sandboxed.prepare({ scenarioId: 's-stop', image: v.image });
       const stdout = textSink();
-      const strategy = await run.start({ env: { ON_TERM: onTerm }, stdout: stdout.write, stderr: () => {} });
+      const strategy = await run.start({
+        env: { ON_TERM: onTerm },
+        gateway: NO_GATEWAY,
+        stdout: stdout.write,
+        stderr: () => {},
+      });
       for (let i = 0; i < 200 && !stdout.text().includes('up'); i += 1) await sleep(25);
       assert.match(stdout.text(), /up/);
       return { run, strategy, stdout };
@@ -327,6 +424,137 @@ describe('local executor', () => {
     });
     const forbidden = { ...python.image, pullToken: 'not-a-token' };
     await assert.rejects(executor().prepare({ scenarioId: 's-401', image: forbidden }), ExecutorError);
+  });
+
+  it('gives the strategy its own network: its gateway at the loopback address it is given, and nothing else', async () => {
+    // The scenario's gateway as the worker runs it: an HTTP server on the host's loopback, to which the
+    // executor hands the connections the strategy makes inside its sandbox.
+    const gateway = answering('ok-gateway');
+    const hostLoopback = answering('ok-host');
+    const hostEverywhere = answering('ok-host');
+    servers.push(gateway, hostLoopback, hostEverywhere);
+    const gatewayPort = await listen(gateway, '127.0.0.1');
+    const loopbackPort = await listen(hostLoopback, '127.0.0.1');
+    const everywherePort = await listen(hostEverywhere, '0.0.0.0');
+    const v = await pushVersion(t.get(), key, {
+      layers: [appLayer({ 'main.py': NETWORK_PROBE })],
+      config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
+    });
+    const prepared = await sandboxed.prepare({ scenarioId: 's-network', image: v.image });
+    const ran = await runToEnd(
+      prepared,
+      {
+        TARGETS: [
+          `gateway=127.0.0.1:${gatewayPort}`,
+          `host-loopback=127.0.0.1:${loopbackPort}`,
+          `host-everywhere=127.0.0.1:${everywherePort}`,
+          `host-address=${hostAddress() ?? '192.0.2.1'}:${everywherePort}`,
+          'postgres=127.0.0.1:5432',
+          'outside=192.0.2.1:80',
+        ].join(' '),
+      },
+      { port: gatewayPort, accept: (socket) => gateway.emit('connection', socket) },
+    );
+    await prepared.release();
+    assert.equal(ran.stderr, '');
+    assert.deepEqual(ran.exit, { code: 0, signal: null });
+    assert.equal(
+      ran.stdout,
+      [
+        'gateway=ok-gateway',
+        'host-loopback=refused',
+        'host-everywhere=refused',
+        'host-address=unreachable',
+        'postgres=refused',
+        'outside=unreachable',
+        // Its own listening sockets: only the gateway's, on its own loopback.
+        `listening=127.0.0.1:${gatewayPort}`,
+        'interfaces=lo',
+        'root=read-only',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('stops a strategy at its memory, process or scratch limit and names the limit; CPU is bounded by its cgroup', async () => {
+    const limits = { memoryBytes: 96 * MiB, processes: 24, cpus: 0.5, scratchBytes: 16 * MiB };
+    const limited = executor({ limits });
+    assert.match(limited.enforcement, /^cgroup v[12]$/, 'the tests run as root, who may create cgroups');
+    const v = await pushVersion(t.get(), key, {
+      layers: [appLayer({ 'main.py': LIMITS_PROBE })],
+      config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
+    });
+    const ranWith = async (what: string) => {
+      const prepared = await limited.prepare({ scenarioId: `s-limit-${what}`, image: v.image });
+      const ran = await runToEnd(prepared, { WHAT: what });
+      await prepared.release();
+      return ran;
+    };
+    const memory = await ranWith('memory');
+    assert.deepEqual(memory.exit.breach, { resource: 'memory', limit: 96 * MiB }, JSON.stringify(memory));
+    const processes = await ranWith('processes');
+    assert.deepEqual(processes.exit.breach, { resource: 'processes', limit: 24 }, JSON.stringify(processes));
+    // Filled, then waiting: stopped by the watch. Filled, then dead of the error: named at its exit.
+    const scratch = await ranWith('scratch');
+    assert.deepEqual(scratch.exit.breach, { resource: 'scratch', limit: 16 * MiB }, JSON.stringify(scratch));
+    const scratchThenExit = await ranWith('scratch-exit');
+    assert.deepEqual(scratchThenExit.exit.breach, { resource: 'scratch', limit: 16 * MiB });
+    assert.equal(scratchThenExit.exit.code, 1);
+    // Within its limits a strategy notices none of them; its group holds every limit, CPU's included.
+    const prepared = await limited.prepare({ scenarioId: 's-limit-within', image: v.image });
+    const stdout = textSink();
+    const stderr = textSink();
+    const strategy = await prepared.start({
+      env: { WHAT: 'within' },
+      gateway: NO_GATEWAY,
+      stdout: stdout.write,
+      stderr: stderr.write,
+    });
+    for (let i = 0; i < 400 && !stdout.text().includes('up'); i += 1) await sleep(25);
+    assert.equal(stdout.text(), 'up\n', stderr.text());
+    const groups = readdirSync(cgroupParent('cpu')).filter((name) => name.startsWith('s-limit-within-'));
+    assert.equal(groups.length, 1);
+    const limitOf = (controller: string, file: string) =>
+      readFileSync(join(cgroupParent(controller), groups[0] as string, file), 'utf8').trim();
+    assert.equal(limitOf('cpu', 'cpu.cfs_quota_us'), '50000');
+    assert.equal(limitOf('cpu', 'cpu.cfs_period_us'), '100000');
+    assert.equal(limitOf('memory', 'memory.limit_in_bytes'), String(96 * MiB));
+    assert.equal(limitOf('pids', 'pids.max'), '24');
+    assert.ok(Number(limitOf('pids', 'pids.current')) >= 2, 'the sandbox runs in the group');
+    assert.deepEqual(await strategy.stop(5000), { code: 0, signal: null });
+    await prepared.release();
+    assert.deepEqual(
+      readdirSync(cgroupParent('memory')).filter((name) => name.startsWith('s-limit-')),
+      [],
+      'the runs’ cgroups are removed',
+    );
+  });
+
+  it('falls back to rlimits without cgroups: allocations and forks are refused, and a failed exit says the limits', async () => {
+    const limits = { memoryBytes: 96 * MiB, processes: 24, cpus: 1, scratchBytes: 16 * MiB };
+    const limited = executor({ limits, cgroups: false });
+    assert.equal(limited.enforcement, 'rlimits');
+    const v = await pushVersion(t.get(), key, {
+      layers: [appLayer({ 'main.py': LIMITS_PROBE })],
+      config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
+    });
+    const ranWith = async (what: string) => {
+      const prepared = await limited.prepare({ scenarioId: `s-rlimit-${what}`, image: v.image });
+      const ran = await runToEnd(prepared, { WHAT: what });
+      await prepared.release();
+      return ran;
+    };
+    const memory = await ranWith('memory');
+    assert.equal(memory.exit.breach, undefined);
+    assert.equal(memory.exit.code, 1);
+    assert.match(memory.stderr, /MemoryError/);
+    assert.equal(memory.exit.limits, 'memory 96 MiB per process, 24 processes, scratch 16 MiB');
+    const forks = await ranWith('count-forks');
+    const forked = Number(/^forked=(\d+)$/m.exec(forks.stdout)?.[1]);
+    assert.ok(forked > 0 && forked < 24, `forks stop below the limit: ${forks.stdout}`);
+    // The scratch space is a sized tmpfs either way, and watched.
+    const scratch = await ranWith('scratch');
+    assert.deepEqual(scratch.exit.breach, { resource: 'scratch', limit: 16 * MiB });
   });
 
   it('runs the entrypoint directly with the unpacked WorkingDir as cwd in trusted-code mode', async () => {
@@ -407,7 +635,9 @@ describe('docker executor', () => {
         Entrypoint: ['/bin/sh', '-c'],
         Cmd: [
           [
-            'echo "env=$A,$B,$C"',
+            'echo "env=$A,$B,$C uid=$(id -u):$(id -g) home=$HOME"',
+            'if touch /escaped 2>/dev/null; then echo root=writable; else echo root=read-only; fi',
+            'if echo x > /tmp/scratch; then echo tmp=writable; fi',
             probe('gateway', '$GW_HOST', '$GW_PORT'),
             probe('other-port', '$GW_HOST', '$OTHER_PORT'),
             probe('host-address', '$HOST_IP', '$OTHER_PORT'),
@@ -460,6 +690,7 @@ describe('docker executor', () => {
         OTHER_PORT: String(otherPort),
         HOST_IP: hostAddress() ?? '192.0.2.1',
       },
+      gateway: { port: gatewayPort, accept: (socket) => socket.destroy() },
       stdout: stdout.write,
       stderr: stderr.write,
     });
@@ -468,9 +699,35 @@ describe('docker executor', () => {
     assert.deepEqual(exit, { code: 7, signal: null });
     assert.equal(
       stdout.text(),
-      'env=image,run,run\ngateway=ok-gateway\nother-port=refused\nhost-address=refused\nloopback=refused\n',
+      [
+        // Not the container's root: nobody, with a writable HOME, on read-only files but /tmp.
+        'env=image,run,run uid=65534:65534 home=/tmp',
+        'root=read-only',
+        'tmp=writable',
+        'gateway=ok-gateway',
+        'other-port=refused',
+        'host-address=refused',
+        'loopback=refused',
+        '',
+      ].join('\n'),
     );
     assert.equal(stderr.text(), 'to-stderr\n');
+  });
+
+  it('runs a container as the user its image names', async () => {
+    const v = await pushVersion(t.get(), key, {
+      layers: [busyboxLayer(APPLETS)],
+      config: {
+        Entrypoint: ['/bin/sh', '-c', 'echo "uid=$(id -u):$(id -g)"'],
+        Env: [DEFAULT_ENV],
+        User: '1234:5678',
+      },
+    });
+    const prepared = await executor.prepare({ scenarioId: 'docker-user', image: v.image });
+    const ran = await runToEnd(prepared);
+    await prepared.release();
+    assert.deepEqual(ran.exit, { code: 0, signal: null });
+    assert.equal(ran.stdout, 'uid=1234:5678\n');
   });
 
   it('stops a container with SIGTERM then SIGKILL after the grace, and release removes container, network and rules', async () => {
@@ -484,7 +741,7 @@ describe('docker executor', () => {
       const stdout = textSink();
       const strategy = await prepared.start({
         env: { SCRIPT: script },
-        gatewayPort: 9,
+        gateway: NO_GATEWAY,
         stdout: stdout.write,
         stderr: () => {},
       });
@@ -536,7 +793,7 @@ describe('docker executor', () => {
     const stderr = textSink();
     const strategy = await prepared.start({
       env: {},
-      gatewayPort: 9,
+      gateway: NO_GATEWAY,
       stdout: () => {},
       stderr: stderr.write,
     });

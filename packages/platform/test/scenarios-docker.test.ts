@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import Docker from 'dockerode';
-import ts from 'typescript';
-import { DEFAULT_ENV, type LayerEntry, pushVersion } from './support/executor-images.ts';
-import { TYPESCRIPT_EXAMPLE } from './support/scenario-images.ts';
+import { DEFAULT_ENV, pushVersion } from './support/executor-images.ts';
+import { nodeRuntime, typeScriptStarter } from './support/scenario-images.ts';
 import { storageBackends } from './support/storage-backends.ts';
 import { withTestPlatform } from './support/test-platform.ts';
 
@@ -19,53 +14,6 @@ import { withTestPlatform } from './support/test-platform.ts';
  * shared libraries it loads, and the starter compiled to JavaScript with its one dependency, `ws`.
  */
 const window = { startTime: '2024-01-02T00:00:00Z', endTime: '2024-01-03T00:00:00Z' };
-
-function nodeRuntime(): LayerEntry[] {
-  const node = realpathSync(process.execPath);
-  const libraries = execFileSync('ldd', [node], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => /(\/\S+) \(0x/.exec(line)?.[1])
-    .filter((path): path is string => path !== undefined);
-  const entries: LayerEntry[] = [];
-  const dirs = new Set<string>();
-  for (const file of [node, ...libraries]) {
-    for (let dir = dirname(file); dir !== '/'; dir = dirname(dir)) dirs.add(dir);
-    entries.push({ path: file.slice(1), content: readFileSync(file), mode: 0o755 });
-  }
-  entries.push({ path: 'usr/local/bin/node', link: `/${node.slice(1)}` });
-  dirs.add('/usr/local/bin');
-  dirs.add('/usr/local');
-  dirs.add('/usr');
-  dirs.add('/tmp');
-  return [...[...dirs].sort().map((dir) => ({ path: `${dir.slice(1)}/`, dir: true as const })), ...entries];
-}
-
-function typeScriptStarter(): LayerEntry[] {
-  const source = readFileSync(join(TYPESCRIPT_EXAMPLE, 'main.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  });
-  const entries: LayerEntry[] = [
-    { path: 'app/', dir: true },
-    { path: 'app/main.js', content: outputText },
-    { path: 'app/package.json', content: JSON.stringify({ type: 'module' }) },
-    { path: 'app/node_modules/', dir: true },
-  ];
-  const wsDir = dirname(createRequire(import.meta.url).resolve('ws/package.json'));
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      const inImage = `app/node_modules/ws/${relative(wsDir, path)}`;
-      if (statSync(path).isDirectory()) {
-        entries.push({ path: `${inImage}/`, dir: true });
-        walk(path);
-      } else entries.push({ path: inImage, content: readFileSync(path) });
-    }
-  };
-  entries.push({ path: 'app/node_modules/ws/', dir: true });
-  walk(wsDir);
-  return entries;
-}
 
 for (const backend of storageBackends().slice(0, 1)) {
   describe(`scenario run with the docker executor (${backend.name})`, () => {

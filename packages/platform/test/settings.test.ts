@@ -15,6 +15,34 @@ describe('platform settings', () => {
     assert.equal(settings.admin, undefined);
   });
 
+  it('bounds every strategy by default, and reads the limits and the sandbox in binary units', () => {
+    assert.deepEqual(readSettings({}).runner.strategyLimits, {
+      memoryBytes: 2 * 1024 ** 3,
+      processes: 256,
+      cpus: 1,
+      scratchBytes: 1024 ** 3,
+    });
+    assert.equal(readSettings({}).runner.sandbox, 'bubblewrap');
+    const runner = readSettings({
+      HINDSIGHT_STRATEGY_MEMORY: '512MiB',
+      HINDSIGHT_STRATEGY_PROCESSES: '64',
+      HINDSIGHT_STRATEGY_CPUS: '0.5',
+      HINDSIGHT_STRATEGY_SCRATCH: '1.5g',
+      HINDSIGHT_SANDBOX: 'none',
+    }).runner;
+    assert.deepEqual(runner.strategyLimits, {
+      memoryBytes: 512 * 1024 ** 2,
+      processes: 64,
+      cpus: 0.5,
+      scratchBytes: 1.5 * 1024 ** 3,
+    });
+    assert.equal(runner.sandbox, 'none');
+    assert.equal(
+      readSettings({ HINDSIGHT_STRATEGY_MEMORY: '1073741824' }).runner.strategyLimits.memoryBytes,
+      2 ** 30,
+    );
+  });
+
   it('reads every variable and lets flags override them', () => {
     const env = {
       HINDSIGHT_HOST: '0.0.0.0',
@@ -48,6 +76,14 @@ describe('platform settings', () => {
       'HINDSIGHT_ADMIN_PASSWORD',
       { HINDSIGHT_ADMIN_EMAIL: 'a@example.com', HINDSIGHT_ADMIN_PASSWORD: 'short' },
     ],
+    ['HINDSIGHT_STRATEGY_MEMORY', { HINDSIGHT_STRATEGY_MEMORY: 'lots' }],
+    ['HINDSIGHT_STRATEGY_MEMORY', { HINDSIGHT_STRATEGY_MEMORY: '1MiB' }],
+    ['HINDSIGHT_STRATEGY_MEMORY', { HINDSIGHT_STRATEGY_MEMORY: '2PB' }],
+    ['HINDSIGHT_STRATEGY_SCRATCH', { HINDSIGHT_STRATEGY_SCRATCH: '-1GiB' }],
+    ['HINDSIGHT_STRATEGY_PROCESSES', { HINDSIGHT_STRATEGY_PROCESSES: '4' }],
+    ['HINDSIGHT_STRATEGY_CPUS', { HINDSIGHT_STRATEGY_CPUS: '0' }],
+    ['HINDSIGHT_STRATEGY_CPUS', { HINDSIGHT_STRATEGY_CPUS: 'one' }],
+    ['HINDSIGHT_SANDBOX', { HINDSIGHT_SANDBOX: 'off' }],
   ];
   for (const [variable, env] of invalid) {
     it(`stops on an invalid ${variable} (${JSON.stringify(env)}) with a message naming it`, () => {

@@ -49,7 +49,7 @@ export async function runStart(flags: StartFlags): Promise<void> {
     lines.push(`  API docs:  ${platform.url}/v1/openapi.json`);
     lines.push(
       settings.runner.workers > 0
-        ? `  Scenarios: ${settings.runner.workers} at once here (executor ${settings.runner.executor}; docs/scenarios.md)`
+        ? `  Scenarios: ${settings.runner.workers} at once here (executor ${settings.runner.executor}: ${platform.worker?.isolation}; docs/security.md)`
         : '  Scenarios: no worker in this process (HINDSIGHT_WORKERS=0); run `npx hindsight worker`',
     );
     console.log(lines.join('\n'));

@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 /**
  * The sandbox of the `local` executor: bubblewrap (`bwrap`, Debian package `bubblewrap`) builds a root
  * of read-only bind mounts, the image's top-level entries over a few of the host's system folders, in
- * new PID, IPC and UTS namespaces (the network is the host's, so the strategy reaches its gateway on
- * loopback). Nothing in the sandbox is writable but a fresh `/tmp`.
+ * new PID, IPC, UTS and network namespaces. The network namespace has only its own loopback, where the
+ * worker brings in the gateway (`sandbox-network.ts`). Nothing is writable but `/tmp`, a tmpfs of the
+ * run's scratch size.
  */
 export interface SandboxUser {
   uid: number;
@@ -46,11 +47,10 @@ export async function probeBubblewrap(bwrap: string, user?: SandboxUser): Promis
         '--ro-bind',
         '/',
         '/',
-        '--dev',
-        '/dev',
         '--proc',
         '/proc',
         '--unshare-pid',
+        '--unshare-net',
         '--die-with-parent',
         'true',
       ],
@@ -113,12 +113,29 @@ export function isSandboxFolder(entries: readonly RootEntry[], path: string): bo
   }
 }
 
-/** bwrap's arguments up to the command; `--info-fd 3` reports the sandbox's PID 1 as seen from the host. */
-export function bubblewrapArgs(entries: readonly RootEntry[], workingDir: string): string[] {
+/** Device nodes a program may expect; bound from the host (no devpts: see `bubblewrapArgs`). */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'];
+
+/**
+ * bwrap's arguments up to the command. `--info-fd 3` reports the sandbox's PID 1 as seen from the host;
+ * `--block-fd 4` holds the sandbox, set up, until the worker has put it in its cgroups and opened the
+ * gateway's address inside it.
+ *
+ * `/dev` is a small read-only tmpfs with the usual device nodes, not bwrap's `--dev`: `--dev` mounts a
+ * devpts, for which bwrap makes a second, nested user namespace, and a worker that is not root could
+ * then not enter the sandbox's network namespace (owned by the outer one). `/dev/shm` is `/tmp`, so
+ * that shared memory counts against the one scratch limit.
+ */
+export function bubblewrapArgs(
+  entries: readonly RootEntry[],
+  workingDir: string,
+  scratchBytes: number,
+): string[] {
   const args = [
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
+    '--unshare-net',
     '--unshare-cgroup-try',
     '--hostname',
     'strategy',
@@ -129,7 +146,17 @@ export function bubblewrapArgs(entries: readonly RootEntry[], workingDir: string
     if ('link' in entry) args.push('--symlink', entry.link, `/${entry.name}`);
     else args.push('--ro-bind', entry.source, `/${entry.name}`);
   }
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  args.push('--chdir', isSandboxFolder(entries, workingDir) ? workingDir : '/', '--info-fd', '3');
+  args.push('--proc', '/proc', '--size', String(scratchBytes), '--tmpfs', '/tmp');
+  args.push('--size', String(64 * 1024), '--tmpfs', '/dev');
+  for (const device of DEVICES) args.push('--dev-bind', `/dev/${device}`, `/dev/${device}`);
+  args.push('--symlink', '/proc/self/fd', '/dev/fd');
+  for (const [fd, name] of ['stdin', 'stdout', 'stderr'].entries()) {
+    args.push('--symlink', `/proc/self/fd/${fd}`, `/dev/${name}`);
+  }
+  args.push('--symlink', '/tmp', '/dev/shm', '--remount-ro', '/dev');
+  // bwrap builds the root on a tmpfs of its own, writable by the sandbox's user until made read-only.
+  args.push('--remount-ro', '/');
+  args.push('--chdir', isSandboxFolder(entries, workingDir) ? workingDir : '/');
+  args.push('--info-fd', '3', '--block-fd', '4');
   return args;
 }

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { StrategyExit, StrategyProcess } from './executor.ts';
+import type { ResourceGuard } from './resource-guard.ts';
 
 /**
  * A strategy running as a child process of the worker (the `local` executor), sandboxed or not:
@@ -13,6 +14,10 @@ export interface ChildTarget {
   child: ChildProcess;
   /** Resolves with the host PID of the sandbox's PID 1 (bubblewrap), or undefined (no sandbox). */
   sandboxInit?: Promise<number | undefined>;
+  /** Watches the sandbox's limits: the strategy is killed at its first breach, which its exit names. */
+  guard?: ResourceGuard;
+  /** The limits it runs under, for its exit, when no guard can tell a breach (rlimits only). */
+  limits?: string;
 }
 
 /** How long the output pipes may stay open after the process ended (a grandchild may hold them). */
@@ -68,7 +73,12 @@ export class ChildStrategyProcess implements StrategyProcess {
         resolve(exit);
       };
       child.once('exit', (code, signalName) => {
+        // Its PIDs may be reused from now on: nothing may be signalled on a breach found later.
+        target.guard?.unwatch();
         exit = { code, signal: signalName };
+        const breach = target.guard?.check();
+        if (breach) exit.breach = breach;
+        else if (target.limits && (code !== 0 || signalName)) exit.limits = target.limits;
         timer = setTimeout(() => {
           child.stdout?.destroy();
           child.stderr?.destroy();
@@ -81,6 +91,7 @@ export class ChildStrategyProcess implements StrategyProcess {
         finish();
       });
     });
+    target.guard?.watch(() => this.kill());
   }
 
   private async terminate(): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import Docker from 'dockerode';
+import { cgroupCountersOf } from './cgroups.ts';
 import { ContainerFirewall, type FirewallHole } from './container-firewall.ts';
 import {
   type Executor,
@@ -15,6 +16,8 @@ import {
 } from './executor.ts';
 import { whenAborted } from './image-cache.ts';
 import { checkPlatform, imageCommand } from './image-command.ts';
+import { ResourceGuard } from './resource-guard.ts';
+import { DEFAULT_STRATEGY_LIMITS, type StrategyLimits } from './strategy-limits.ts';
 
 /**
  * The `docker` executor: each strategy runs in a container of the Docker Engine (API through
@@ -25,27 +28,16 @@ import { checkPlatform, imageCommand } from './image-command.ts';
  * gateway listens; firewall rules on that bridge let the container reach that one address and port and
  * nothing else of the host (`container-firewall.ts`, `docs/executors.md`).
  */
-export interface ContainerLimits {
-  /** Memory in bytes (swap included): default 2 GiB. */
-  memoryBytes: number;
-  /** CPUs (fractions allowed): default 1. */
-  cpus: number;
-  /** Processes and threads: default 512. */
-  pids: number;
-}
-
-export const DEFAULT_CONTAINER_LIMITS: ContainerLimits = {
-  memoryBytes: 2 * 1024 * 1024 * 1024,
-  cpus: 1,
-  pids: 512,
-};
+/** The user a container runs as when its image names none: nobody, never the container's root. */
+export const UNPRIVILEGED_USER = '65534:65534';
 
 export interface DockerExecutorOptions {
   /** The Docker client; default: the local daemon's socket (`/var/run/docker.sock`). */
   docker?: Docker;
   /** Where the daemon's socket is, when `docker` is not given. */
   socketPath?: string;
-  limits?: Partial<ContainerLimits>;
+  /** What one strategy may use (`DEFAULT_STRATEGY_LIMITS` for what is not given). */
+  limits?: Partial<StrategyLimits>;
   /** The iptables command (default `iptables`); `false` leaves the host's other ports reachable from containers. */
   iptables?: string | false;
 }
@@ -73,17 +65,18 @@ function daemonError(error: unknown, what: string): ExecutorError {
 
 export class DockerExecutor implements Executor {
   readonly kind = 'docker';
+  readonly isolation = 'a container per strategy, limits by Docker';
   readonly docker: Docker;
   /** Labels everything this executor creates (`org.hindsight.executor=<id>`), for `close` and operators. */
   readonly instanceId = randomBytes(6).toString('hex');
-  private readonly limits: ContainerLimits;
+  readonly limits: StrategyLimits;
   private readonly firewall: ContainerFirewall | undefined;
   private readonly runs = new Set<PreparedRun>();
   private closed = false;
 
   constructor(options: DockerExecutorOptions = {}) {
     this.docker = options.docker ?? new Docker({ socketPath: options.socketPath ?? '/var/run/docker.sock' });
-    this.limits = { ...DEFAULT_CONTAINER_LIMITS, ...options.limits };
+    this.limits = { ...DEFAULT_STRATEGY_LIMITS, ...options.limits };
     this.firewall = options.iptables === false ? undefined : new ContainerFirewall(options.iptables);
   }
 
@@ -135,6 +128,7 @@ export class DockerExecutor implements Executor {
       bridge,
       scenarioId: request.scenarioId,
       imageEnv: command.env,
+      user: inspected.Config?.User || UNPRIVILEGED_USER,
     });
     this.runs.add(run);
     try {
@@ -184,10 +178,15 @@ export class DockerExecutor implements Executor {
 
   /** @internal */
   containerOptions(run: ContainerRun, env: Record<string, string>): Docker.ContainerCreateOptions {
+    const merged = { ...env };
+    // As under the local executor: a HOME that is writable when neither the image nor the run sets one.
+    if (!('HOME' in run.imageEnv) && !('HOME' in merged)) merged.HOME = '/tmp';
+    const { memoryBytes, cpus, processes, scratchBytes } = this.limits;
     return {
       name: `${run.networkName}-strategy`,
       Image: run.reference,
-      Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
+      User: run.user,
+      Env: Object.entries(merged).map(([key, value]) => `${key}=${value}`),
       Labels: { [LABEL]: this.instanceId, [SCENARIO_LABEL]: run.scenarioId },
       AttachStdout: true,
       AttachStderr: true,
@@ -197,11 +196,14 @@ export class DockerExecutor implements Executor {
         NetworkMode: run.networkName,
         // docker-init as PID 1 passes SIGTERM on to the strategy (a process that is PID 1 itself ignores it).
         Init: true,
-        Memory: this.limits.memoryBytes,
-        MemorySwap: this.limits.memoryBytes,
-        NanoCpus: Math.round(this.limits.cpus * 1e9),
-        PidsLimit: this.limits.pids,
-        CapDrop: ['NET_RAW'],
+        Memory: memoryBytes,
+        MemorySwap: memoryBytes,
+        NanoCpus: Math.round(cpus * 1e9),
+        PidsLimit: processes,
+        // The image's files are read-only; the one writable place is /tmp, of the scratch size.
+        ReadonlyRootfs: true,
+        Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${scratchBytes},mode=1777` },
+        CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
       },
     };
@@ -230,6 +232,8 @@ interface RunParts {
   bridge: string;
   scenarioId: string;
   imageEnv: Record<string, string>;
+  /** `User` of the container: the image's, or `UNPRIVILEGED_USER`. */
+  user: string;
 }
 
 class ContainerRun implements PreparedRun {
@@ -238,6 +242,7 @@ class ContainerRun implements PreparedRun {
   readonly reference: string;
   readonly networkName: string;
   readonly scenarioId: string;
+  readonly user: string;
   private container: Docker.Container | undefined;
   private process: ContainerProcess | undefined;
   private hole: FirewallHole | undefined;
@@ -252,6 +257,7 @@ class ContainerRun implements PreparedRun {
     this.reference = parts.reference;
     this.networkName = parts.networkName;
     this.scenarioId = parts.scenarioId;
+    this.user = parts.user;
   }
 
   get gatewayBindHost(): string {
@@ -270,15 +276,9 @@ class ContainerRun implements PreparedRun {
     if (this.released) throw new ExecutorError('the run was released');
     if (this.started) throw new ExecutorError('the strategy was already started');
     this.started = true;
-    const port = request.gatewayPort ?? portOf(request.env.TRADING_GATEWAY_URL);
     const firewall = this.executor.firewallRules;
     if (firewall) {
-      if (port === undefined) {
-        throw new ExecutorError(
-          'the docker executor needs the gateway port (StartRequest.gatewayPort or TRADING_GATEWAY_URL)',
-        );
-      }
-      this.hole = { bridge: this.parts.bridge, address: this.gateway, port };
+      this.hole = { bridge: this.parts.bridge, address: this.gateway, port: request.gateway.port };
       await firewall.open(this.hole, this.tag);
     }
     const docker = this.executor.docker;
@@ -292,7 +292,12 @@ class ContainerRun implements PreparedRun {
       });
       docker.modem.demuxStream(stream, sinkStream(request.stdout), sinkStream(request.stderr));
       await this.container.start();
-      this.process = new ContainerProcess(this.container, stream, streamEnded);
+      this.process = new ContainerProcess(
+        this.container,
+        stream,
+        streamEnded,
+        await guardOf(this.container, this.executor.limits),
+      );
       return this.process;
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
@@ -322,15 +327,22 @@ function ignoreMissing(error: { statusCode?: number }): void {
   throw error;
 }
 
-function portOf(url: string | undefined): number | undefined {
-  if (!url) return undefined;
-  try {
-    const parsed = new URL(url);
-    const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
-    return Number.isInteger(port) && port > 0 ? port : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * Watches a started container's limits from this host: its cgroups' counters and its /tmp, found
+ * through its first process. A daemon on another host, or a container already gone, leaves only
+ * Docker's own OOMKilled to tell a breach.
+ */
+async function guardOf(container: Docker.Container, limits: StrategyLimits): Promise<ResourceGuard> {
+  const pid = await container
+    .inspect()
+    .then((info: { State?: { Pid?: number } }) => info.State?.Pid)
+    .catch(() => undefined);
+  if (!pid) return new ResourceGuard(limits, {});
+  const counters = cgroupCountersOf(pid);
+  return new ResourceGuard(limits, {
+    ...(counters && { counters }),
+    scratchPath: `/proc/${pid}/root/tmp`,
+  });
 }
 
 class ContainerProcess implements StrategyProcess {
@@ -341,15 +353,25 @@ class ContainerProcess implements StrategyProcess {
     private readonly container: Docker.Container,
     stream: NodeJS.ReadableStream,
     streamEnded: Promise<void>,
+    guard: ResourceGuard,
   ) {
+    guard.watch(() => void container.kill({ signal: 'SIGKILL' }).catch(() => undefined));
     this.exited = container
       .wait()
       .then(
         (result: { StatusCode?: number }) => ({ code: result.StatusCode ?? null, signal: null }),
         // The daemon went away or the container was removed under us: the process is gone, its code unknown.
-        () => ({ code: null, signal: null }),
+        (): StrategyExit => ({ code: null, signal: null }),
       )
       .then(async (exit: StrategyExit) => {
+        const state = await container
+          .inspect()
+          .then((info: { State?: { OOMKilled?: boolean } }) => info.State)
+          .catch(() => undefined);
+        if (state?.OOMKilled) guard.record({ resource: 'memory', limit: guard.limits.memoryBytes });
+        const breach = guard.check();
+        guard.close();
+        if (breach) exit.breach = breach;
         await Promise.race([streamEnded, new Promise((resolve) => setTimeout(resolve, DRAIN_MS))]);
         (stream as unknown as { destroy?(): void }).destroy?.();
         this.ended = true;

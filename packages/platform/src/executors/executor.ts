@@ -1,3 +1,6 @@
+import type { Socket } from 'node:net';
+import type { LimitBreach } from './strategy-limits.ts';
+
 /**
  * How a worker runs one scenario's strategy: the seam between the queue (which knows scenarios) and the
  * place a strategy process lives (a child process under bubblewrap, a Docker container, later a
@@ -40,6 +43,20 @@ export interface PrepareRequest {
 /** Receives a strategy's output as it is written; the worker keeps a bounded copy. */
 export type OutputSink = (chunk: Buffer) => void;
 
+/** The scenario's gateway, as the executor connects the strategy to it. */
+export interface GatewayEndpoint {
+  /**
+   * The port it listens on at `gatewayBindHost`. The `docker` executor opens exactly this port to the
+   * container; the `local` executor listens on the same port inside the sandbox.
+   */
+  port: number;
+  /**
+   * Hands the gateway a connection the executor accepted elsewhere (on the sandbox's own loopback):
+   * the gateway serves it as one made to its own address.
+   */
+  accept(socket: Socket): void;
+}
+
 export interface StartRequest {
   /**
    * The configuration's env, the run's env and the platform's values (`TRADING_GATEWAY_URL`,
@@ -48,11 +65,7 @@ export interface StartRequest {
    * rely on, except what a process needs to start (`PATH` and `HOME` when the image sets none).
    */
   env: Record<string, string>;
-  /**
-   * The port the scenario's gateway listens on at `gatewayBindHost`. The `docker` executor opens exactly
-   * this port to the container; when it is omitted, the port of `env.TRADING_GATEWAY_URL` is used.
-   */
-  gatewayPort?: number;
+  gateway: GatewayEndpoint;
   stdout: OutputSink;
   stderr: OutputSink;
 }
@@ -61,12 +74,22 @@ export interface StrategyExit {
   /** The exit code, or null when a signal ended the process. */
   code: number | null;
   signal: string | null;
+  /** The limit the strategy ran into: it was stopped for it (or the kernel ended it). */
+  breach?: LimitBreach;
+  /**
+   * The limits it ran under, said when the executor could not tell whether one was reached (rlimits
+   * only: a refused allocation or fork shows only as the strategy's own error).
+   */
+  limits?: string;
 }
 
 export interface StrategyProcess {
   /** Settles once the process (container) is gone, however it ended. Never rejects. */
   readonly exited: Promise<StrategyExit>;
-  /** SIGTERM (docker stop), then SIGKILL after `graceMs`; resolves with the exit once it is gone. */
+  /**
+   * SIGTERM (docker stop), then SIGKILL after `graceMs`; resolves with the exit once it is gone. A
+   * strategy that runs into a limit is stopped by the executor itself (`StrategyExit.breach`).
+   */
   stop(graceMs: number): Promise<StrategyExit>;
 }
 
@@ -86,6 +109,8 @@ export interface PreparedRun {
 export interface Executor {
   /** `local`, `docker` (and later `kubernetes`). */
   readonly kind: string;
+  /** How strategies are kept apart and bounded here, in a few words (for the start's banner). */
+  readonly isolation: string;
   /**
    * Fetches and readies the image. Rejects with `ExecutorError` (a platform fault: the registry is
    * unreachable, the image cannot be unpacked, Docker is down) or `ImageRunError` (the image itself

@@ -5,12 +5,16 @@ export {
   type ExecutorKind,
   type ExecutorOptions,
 } from './create-executor.ts';
-export {
-  type ContainerLimits,
-  DEFAULT_CONTAINER_LIMITS,
-  DockerExecutor,
-  type DockerExecutorOptions,
-} from './docker-executor.ts';
+export { DockerExecutor, type DockerExecutorOptions, UNPRIVILEGED_USER } from './docker-executor.ts';
 export * from './executor.ts';
 export { DEFAULT_CACHE_MAX_BYTES, ImageCache } from './image-cache.ts';
 export { type ExecutorLog, LocalExecutor, type LocalExecutorOptions } from './local-executor.ts';
+export {
+  DEFAULT_STRATEGY_LIMITS,
+  describeBreach,
+  formatBytes,
+  type LimitBreach,
+  type LimitedResource,
+  parseByteSize,
+  type StrategyLimits,
+} from './strategy-limits.ts';

@@ -22,6 +22,7 @@ import {
   type StrategyExit,
   type StrategyProcess,
 } from '../executors/executor.ts';
+import { describeBreach } from '../executors/strategy-limits.ts';
 import { issuePullToken, repositoryName } from '../registry/access.ts';
 import type { RegistryStore } from '../registry/registry-store.ts';
 import type { CatalogRepository } from '../repositories/catalog.ts';
@@ -150,9 +151,10 @@ export async function runScenario(
     });
     mark('gateway');
     const port = Number(new URL(gateway.url).port);
+    const server = gateway.app.server;
     strategy = await prepared.start({
       env: strategyEnvironment(id, scenario, { host: prepared.gatewayAdvertisedHost, port, apiKey }),
-      gatewayPort: port,
+      gateway: { port, accept: (socket) => server.emit('connection', socket) },
       stdout: stdout.write,
       stderr: stderr.write,
     });
@@ -187,7 +189,12 @@ export async function runScenario(
       if (settled !== 'timeout' && settled.end.outcome.kind === 'completed') end = settled.end;
       else throw strategyExitFailure(second, 'before the backtest ended', stderr);
     }
-    if (end.outcome.kind === 'failed') throw new RunFailure(end.outcome.errorType, end.outcome.message);
+    if (end.outcome.kind === 'failed') {
+      // A strategy stopped at a limit loses its connection too: the limit is the cause worth naming.
+      const exit = await Promise.race([exited, sleep(1000)]);
+      if (exit !== 'timeout' && exit.breach) throw strategyExitFailure(exit, 'during the backtest', stderr);
+      throw new RunFailure(end.outcome.errorType, end.outcome.message);
+    }
     mark('replayed');
     outcome = { kind: 'complete', end };
     // Decision 19b: the strategy may exit by itself after the end; later it is stopped, and its exit
@@ -307,9 +314,12 @@ async function saveLogs(deps: RunDependencies, id: string, stdout: OutputCapture
 
 function strategyExitFailure(exit: StrategyExit, when: string, stderr: OutputCapture): RunFailure {
   const tail = stderr.lastText(600);
+  const what = exit.breach
+    ? `ran into ${describeBreach(exit.breach)} and was stopped`
+    : `${describeExit(exit)}${exit.limits ? ` (it ran under these limits: ${exit.limits})` : ''}`;
   return new RunFailure(
     'strategy',
-    `the strategy ${describeExit(exit)} ${when}${tail ? `; the end of its stderr: ${tail}` : ''}`,
+    `the strategy ${what} ${when}${tail ? `; the end of its stderr: ${tail}` : ''}`,
   );
 }
 

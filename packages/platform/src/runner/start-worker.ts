@@ -83,6 +83,8 @@ export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
       info: (message: string) => log.info(message),
       warn: (message: string) => log.warn(message),
     },
+    limits: runner.strategyLimits,
+    ...(runner.sandbox === 'none' && { local: { bwrap: false } }),
   });
   const worker = new ScenarioWorker(
     {

@@ -166,6 +166,11 @@ export class ScenarioWorker {
     }
   }
 
+  /** How this worker's strategies are kept apart and bounded (its executor's `isolation`). */
+  get isolation(): string {
+    return this.deps.executor.isolation;
+  }
+
   /** Scenarios this worker is running now. */
   get active(): number {
     return this.running.size;

@@ -26,7 +26,7 @@ export interface LayerSpec {
 
 export interface ImageSpec {
   layers: LayerSpec[];
-  config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string };
+  config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string; User?: string };
   architecture?: string;
 }
 

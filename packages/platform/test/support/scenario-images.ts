@@ -1,9 +1,11 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import type { ApiClient } from './api-client.ts';
+import type { LayerEntry } from './executor-images.ts';
 import { buildStrategyImage, type CreatedVersion, pushToVersion } from './images.ts';
 import { imageLayout, skopeo } from './oci-layout.ts';
 import { tempDir } from './storage-backends.ts';
@@ -105,3 +107,55 @@ async def main():
             await ws.send(json.dumps({"type": "event_ack", "last_seq": seqs[-1]}))
 asyncio.run(main())
 `;
+
+/**
+ * A layer with the host's `node` and the shared libraries it loads, at their own paths: a full-rootfs
+ * runtime for images that must carry their interpreter (the docker executor; any executor).
+ */
+export function nodeRuntime(): LayerEntry[] {
+  const node = realpathSync(process.execPath);
+  const libraries = execFileSync('ldd', [node], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /(\/\S+) \(0x/.exec(line)?.[1])
+    .filter((path): path is string => path !== undefined);
+  const entries: LayerEntry[] = [];
+  const dirs = new Set<string>();
+  for (const file of [node, ...libraries]) {
+    for (let dir = dirname(file); dir !== '/'; dir = dirname(dir)) dirs.add(dir);
+    entries.push({ path: file.slice(1), content: readFileSync(file), mode: 0o755 });
+  }
+  entries.push({ path: 'usr/local/bin/node', link: `/${node.slice(1)}` });
+  dirs.add('/usr/local/bin');
+  dirs.add('/usr/local');
+  dirs.add('/usr');
+  dirs.add('/tmp');
+  return [...[...dirs].sort().map((dir) => ({ path: `${dir.slice(1)}/`, dir: true as const })), ...entries];
+}
+
+/** The TypeScript starter compiled to an ES module in `/app`, with its one dependency (`ws`). */
+export function typeScriptStarter(): LayerEntry[] {
+  const source = readFileSync(join(TYPESCRIPT_EXAMPLE, 'main.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const entries: LayerEntry[] = [
+    { path: 'app/', dir: true },
+    { path: 'app/main.js', content: outputText },
+    { path: 'app/package.json', content: JSON.stringify({ type: 'module' }) },
+    { path: 'app/node_modules/', dir: true },
+  ];
+  const wsDir = dirname(createRequire(import.meta.url).resolve('ws/package.json'));
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const inImage = `app/node_modules/ws/${relative(wsDir, path)}`;
+      if (statSync(path).isDirectory()) {
+        entries.push({ path: `${inImage}/`, dir: true });
+        walk(path);
+      } else entries.push({ path: inImage, content: readFileSync(path) });
+    }
+  };
+  entries.push({ path: 'app/node_modules/ws/', dir: true });
+  walk(wsDir);
+  return entries;
+}
