@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ensureZstd, zstdDecompress } from '@hindsight/marketdata';
 import Docker from 'dockerode';
 import { busyboxLayer, DEFAULT_ENV, pushVersion } from './support/executor-images.ts';
-import { nodeRuntime, typeScriptStarter } from './support/scenario-images.ts';
+import { nodeRuntime, pushPythonScript, typeScriptStarter } from './support/scenario-images.ts';
 import { storageBackends } from './support/storage-backends.ts';
 import { type Account, type TestPlatform, withTestPlatform } from './support/test-platform.ts';
 
@@ -61,6 +61,21 @@ case "$WHAT" in
   disk-filler) dd if=/dev/zero of=/tmp/fill bs=1M count=200; sleep 60 ;;
   sleeper) sleep 300 ;;
 esac
+`;
+
+/** Connects, takes its first batch, then allocates past its memory limit. */
+const HOG_AFTER_CONNECTING = `
+import asyncio, os, websockets
+async def main():
+    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
+    try:
+        ws = await websockets.connect(os.environ["PROXY_WS_URL"], additional_headers=headers)
+    except TypeError:
+        ws = await websockets.connect(os.environ["PROXY_WS_URL"], extra_headers=headers)
+    await ws.recv()
+    hog = bytearray(512 * 2**20)
+    await asyncio.sleep(60)
+asyncio.run(main())
 `;
 
 const APPLETS = ['sh', 'nc', 'dd', 'ls', 'cat', 'echo', 'sleep', 'printf', 'touch'];
@@ -207,6 +222,20 @@ for (const executor of ['local', 'docker'] as const) {
       const hog = await run.create(hostile.versionId, { WHAT: 'memory-hog' });
       const filler = await run.create(hostile.versionId, { WHAT: 'disk-filler' });
       const beside = await run.create(starter.versionId);
+      // Under the local executor (the host's python3 and websockets), a hog that first connects.
+      const connectedHog =
+        executor === 'local'
+          ? await run.create(
+              (
+                await pushPythonScript(
+                  platform.api,
+                  owner.key,
+                  await run.strategyOf(starter.versionId),
+                  HOG_AFTER_CONNECTING,
+                )
+              ).data.versionId,
+            )
+          : undefined;
 
       const probed = await run.finished(prober);
       assert.equal(probed.state, 'FAILED', 'the prober never connects to its gateway');
@@ -235,6 +264,15 @@ for (const executor of ['local', 'docker'] as const) {
         assert.equal(ended.state, 'FAILED', JSON.stringify(ended));
         assert.equal(ended.errorType, 'strategy', JSON.stringify(ended));
         assert.match(ended.errorMessage, message);
+        assert.match(ended.errorMessage, /before connecting to its gateway/);
+      }
+      if (connectedHog) {
+        const ended = await run.finished(connectedHog);
+        assert.equal(ended.errorType, 'strategy', JSON.stringify(ended));
+        assert.match(
+          ended.errorMessage,
+          /^the strategy ran into its memory limit of 256 MiB and was stopped before the backtest ended/,
+        );
       }
       const honest = await run.finished(beside);
       assert.equal(honest.state, 'COMPLETE', JSON.stringify(honest));
@@ -254,10 +292,15 @@ function scenarios(platform: TestPlatform, owner: Account) {
   const { api } = platform;
   const strategyOf = new Map<string, string>();
   const path = (id: string) => `/v1/strategies/${strategyOf.get(id)}/scenarios/${id}`;
+  const strategyOfVersion = async (versionId: string) => {
+    const strategyId = (await platform.platform.ctx.versions.byId(versionId))?.version.strategyId;
+    assert.ok(strategyId, `version ${versionId} exists`);
+    return strategyId;
+  };
   return {
+    strategyOf: strategyOfVersion,
     async create(versionId: string, env?: Record<string, string>): Promise<string> {
-      const strategyId = (await platform.platform.ctx.versions.byId(versionId))?.version.strategyId;
-      assert.ok(strategyId, `version ${versionId} exists`);
+      const strategyId = await strategyOfVersion(versionId);
       const created = await api.post(`/v1/strategies/${strategyId}/scenarios`, {
         key: owner.key,
         body: { strategyVersionId: versionId, subscriptions, ...window, ...(env && { env }) },

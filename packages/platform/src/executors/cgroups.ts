@@ -267,29 +267,42 @@ export class StrategyCgroup implements CgroupCounters {
 
   /**
    * Removes the groups. Whatever still runs in them (nothing, once the sandbox is gone) is killed
-   * first: a group with processes cannot be removed.
+   * first: a group with processes cannot be removed. Killed processes leave it only once they are
+   * reaped, which a loaded host may take a while to do: after a second, the removal goes on in the
+   * background for a minute (and a later worker's sweep removes what is left even then).
    */
   async remove(): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      for (const pid of this.processes()) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-      }
-      let busy = false;
-      for (const folder of new Set(Object.values(this.folders))) {
-        try {
-          rmdirSync(folder);
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code !== 'ENOENT') busy = true;
-        }
-      }
-      if (!busy) return;
+      if (this.tryRemove(true)) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    let attempts = 0;
+    const timer = setInterval(() => {
+      attempts += 1;
+      // Nothing is signalled any more: a PID seen now may be an exited process's, reused elsewhere.
+      if (this.tryRemove(false) || attempts >= 60) clearInterval(timer);
+    }, 1000);
+    timer.unref();
+  }
+
+  /** One attempt: kills what is left (`kill`), removes the folders; true once they are all gone. */
+  private tryRemove(kill: boolean): boolean {
+    for (const pid of kill ? this.processes() : []) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    let busy = false;
+    for (const folder of new Set(Object.values(this.folders))) {
+      try {
+        rmdirSync(folder);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') busy = true;
+      }
+    }
+    return !busy;
   }
 }
 

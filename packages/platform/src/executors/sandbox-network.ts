@@ -15,9 +15,10 @@ import { ExecutorError } from './executor.ts';
  */
 const LISTENER = `
 const server = require('node:net').createServer();
-server.on('error', (error) => process.send({ error: error.message }, () => process.exit(1)));
-server.listen({ host: '127.0.0.1', port: Number(process.argv[1]) }, () =>
-  process.send('listening', server, () => process.exit(0)));
+// The helper lives until the worker has the socket and lets go of the channel.
+process.on('disconnect', () => process.exit(0));
+server.on('error', (error) => process.send({ error: error.message }, () => process.disconnect()));
+server.listen({ host: '127.0.0.1', port: Number(process.argv[1]) }, () => process.send('listening', server));
 `;
 
 const HELPER_TIMEOUT_MS = 15_000;
@@ -57,22 +58,37 @@ export function listenInSandbox(options: SandboxListenOptions): Promise<Server> 
     stderr += chunk.toString('utf8');
   });
   return new Promise<Server>((resolve, reject) => {
+    let settled = false;
     const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       helper.kill('SIGKILL');
       reject(new ExecutorError(`cannot open the gateway's address inside the sandbox: ${why}`));
     };
     const timer = setTimeout(() => fail(`no answer within ${HELPER_TIMEOUT_MS / 1000} s`), HELPER_TIMEOUT_MS);
     helper.on('message', (message: unknown, handle: unknown) => {
-      if (message === 'listening' && handle) {
-        clearTimeout(timer);
-        resolve(handle as Server);
-      } else fail((message as { error?: string }).error ?? JSON.stringify(message));
+      if (settled) {
+        // Too late (the wait timed out): a socket nobody will use must not keep the worker alive.
+        (handle as Server | undefined)?.close();
+        return;
+      }
+      if (message !== 'listening' || !handle) {
+        fail((message as { error?: string }).error ?? JSON.stringify(message));
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      // It serves while its run lasts; it never keeps the worker's process alive by itself.
+      (handle as Server).unref();
+      resolve(handle as Server);
+      helper.disconnect();
     });
     helper.on('error', (error) => fail(error.message));
-    helper.on('exit', (code, signal) => {
-      // After a handle arrived, the helper's own exit is expected.
-      setImmediate(() => fail(`${options.nsenter} ended (${signal ?? code}) ${stderr.trim()}`.trim()));
-    });
+    // The channel closes after every message sent on it has arrived: without the socket by then, the
+    // helper could not make it (nsenter refused, node failed to start).
+    helper.on('disconnect', () =>
+      fail(`${options.nsenter} ended without it: ${stderr.trim() || 'no message'}`),
+    );
   });
 }
