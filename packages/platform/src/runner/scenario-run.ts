@@ -192,7 +192,8 @@ export async function runScenario(
     if (end.outcome.kind === 'failed') {
       // A strategy stopped at a limit loses its connection too: the limit is the cause worth naming.
       const exit = await Promise.race([exited, sleep(1000)]);
-      if (exit !== 'timeout' && exit.breach) throw strategyExitFailure(exit, 'before the backtest ended', stderr);
+      if (exit !== 'timeout' && exit.breach)
+        throw strategyExitFailure(exit, 'before the backtest ended', stderr);
       throw new RunFailure(end.outcome.errorType, end.outcome.message);
     }
     mark('replayed');
