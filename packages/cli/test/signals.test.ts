@@ -86,7 +86,14 @@ pid, fd = pty.fork()
 if pid == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
 while sys.stdin not in select.select([fd, sys.stdin], [], [])[0]:
-    sys.stdout.buffer.write(os.read(fd, 65536))
+    try:
+        data = os.read(fd, 65536)
+    except OSError:
+        data = b""
+    if not data:
+        print("the command ended before the terminal was closed", flush=True)
+        break
+    sys.stdout.buffer.write(data)
     sys.stdout.flush()
 os.close(fd)
 print("terminal closed, exit", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
@@ -145,17 +152,23 @@ describe('stop signals', { timeout: 120_000 }, () => {
       '/livez',
       ['pipe', 'pipe', 'pipe'],
     );
-    const status = new Promise<string>((resolve) =>
-      terminal.child.stdout?.on('data', (chunk: Buffer) => {
-        const match = /terminal closed, exit (-?\d+)/.exec(String(chunk));
+    let output = '';
+    const status = new Promise<string>((resolve) => {
+      const read = (chunk: Buffer) => {
+        output += chunk;
+        const match = /terminal closed, exit (-?\d+)/.exec(output);
         if (match) resolve(match[1] as string);
-      }),
-    );
+      };
+      terminal.child.stdout?.on('data', read);
+      terminal.child.stderr?.on('data', read);
+      // Whatever happens, the wait ends with the terminal's process, saying what it printed.
+      void terminal.exited.then((exit) => resolve(`(no status; ${JSON.stringify(exit)}) ${output}`));
+    });
     const tree = await processTree(terminal.child.pid as number);
     terminal.child.stdin?.end();
     try {
       assert.deepEqual(await leftovers(tree), [], 'processes left running');
-      assert.equal(await status, '0');
+      assert.equal(await status, '0', output);
       assert.ok(await portIsFree(portOf(terminal.url)), `${terminal.url} is still held`);
     } finally {
       // Only a failed test leaves any: the terminal's session is a process group of its own.

@@ -20,6 +20,7 @@ import {
   type StrategyExit,
 } from '../src/executors/index.ts';
 import { LayerUnpacker } from '../src/executors/layer-unpack.ts';
+import { SANDBOX_GATEWAY_PORT } from '../src/executors/sandbox-network.ts';
 import {
   appLayer,
   busyboxLayer,
@@ -120,6 +121,35 @@ try:
     print("root=writable")
 except OSError:
     print("root=read-only")
+`;
+
+/** Leaves a listening daemon behind (WHAT=leave-a-daemon), or looks for one; says which namespace it is in. */
+const REUSE_PROBE = `import os, socket, sys, time
+print("netns=" + os.readlink("/proc/self/ns/net"))
+with socket.create_connection(("127.0.0.1", int(os.environ["GATEWAY_PORT"])), timeout=3) as s:
+    s.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")
+    print("gateway=" + s.makefile("rb").read().decode().split("\\r\\n\\r\\n", 1)[-1])
+if os.environ["WHAT"] == "leave-a-daemon":
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            server = socket.socket()
+            server.bind(("127.0.0.1", 9999))
+            server.listen()
+            time.sleep(600)
+        os._exit(0)
+    time.sleep(0.5)
+    sys.exit(0)
+try:
+    socket.create_connection(("127.0.0.1", 9999), timeout=3)
+    print("daemon=answered")
+except ConnectionRefusedError:
+    print("daemon=refused")
+for line in open("/proc/net/tcp").read().splitlines()[1:]:
+    local, state = line.split()[1], line.split()[3]
+    if state == "0A":
+        address, port = local.split(":")
+        print("listening=" + ".".join(str(int(address[i:i + 2], 16)) for i in (6, 4, 2, 0)) + ":" + str(int(port, 16)))
 `;
 
 /** Exceeds one limit (WHAT), or stays within all of them. */
@@ -441,11 +471,15 @@ describe('local executor', () => {
       config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
     });
     const prepared = await sandboxed.prepare({ scenarioId: 's-network', image: v.image });
+    // The sandbox's loopback has the gateway at a port of its own; the host's port is not there.
+    const inside = prepared.gatewayAdvertisedPort;
+    assert.ok(inside !== undefined && inside !== gatewayPort);
     const ran = await runToEnd(
       prepared,
       {
         TARGETS: [
-          `gateway=127.0.0.1:${gatewayPort}`,
+          `gateway=127.0.0.1:${inside}`,
+          `gateway-host-port=127.0.0.1:${gatewayPort}`,
           `host-loopback=127.0.0.1:${loopbackPort}`,
           `host-everywhere=127.0.0.1:${everywherePort}`,
           `host-address=${hostAddress() ?? '192.0.2.1'}:${everywherePort}`,
@@ -462,18 +496,60 @@ describe('local executor', () => {
       ran.stdout,
       [
         'gateway=ok-gateway',
+        'gateway-host-port=refused',
         'host-loopback=refused',
         'host-everywhere=refused',
         'host-address=unreachable',
         'postgres=refused',
         'outside=unreachable',
         // Its own listening sockets: only the gateway's, on its own loopback.
-        `listening=127.0.0.1:${gatewayPort}`,
+        `listening=127.0.0.1:${inside}`,
         'interfaces=lo',
         'root=read-only',
         '',
       ].join('\n'),
     );
+  });
+
+  it('gives a network namespace to one run after another, with nothing of the last run left in it', async () => {
+    // The first run leaves a daemon listening (double fork) and exits; the next looks for it.
+    const v = await pushVersion(t.get(), key, {
+      layers: [appLayer({ 'main.py': REUSE_PROBE })],
+      config: { Cmd: ['python3', 'main.py'], Env: [DEFAULT_ENV], WorkingDir: '/app' },
+    });
+    // Each run's own gateway, as the worker gives each run one.
+    const runOn = async (on: LocalExecutor, what: string) => {
+      const gateway = answering(`ok-${what}`);
+      servers.push(gateway);
+      const prepared = await on.prepare({ scenarioId: `s-reuse-${what}`, image: v.image });
+      const ran = await runToEnd(
+        prepared,
+        { WHAT: what, GATEWAY_PORT: String(prepared.gatewayAdvertisedPort) },
+        { port: 40_009, accept: (socket) => gateway.emit('connection', socket) },
+      );
+      await prepared.release();
+      assert.equal(ran.exit.code, 0, ran.stderr);
+      return ran.stdout;
+    };
+    const namespace = (out: string) => /^netns=(.*)$/m.exec(out)?.[1];
+    const reusing = executor();
+    // Two at once have a namespace each, each run reaching its own gateway.
+    const [one, other] = await Promise.all([runOn(reusing, 'look-1'), runOn(reusing, 'look-2')]);
+    assert.notEqual(namespace(one), namespace(other));
+    assert.match(one, /^gateway=ok-look-1$/m);
+    assert.match(other, /^gateway=ok-look-2$/m);
+    const first = await runOn(reusing, 'leave-a-daemon');
+    const second = await runOn(reusing, 'look');
+    assert.equal(namespace(first), namespace(second), 'the same namespace');
+    assert.match(first, /^gateway=ok-leave-a-daemon$/m);
+    assert.match(second, /^gateway=ok-look$/m);
+    assert.match(second, /^daemon=refused$/m);
+    assert.match(second, new RegExp(`^listening=127\\.0\\.0\\.1:${SANDBOX_GATEWAY_PORT}$`, 'm'));
+    // Without a cgroup to tell that nothing of a run is left, a namespace serves one run only.
+    const unsure = executor({ cgroups: false });
+    const once = await runOn(unsure, 'look');
+    const again = await runOn(unsure, 'look');
+    assert.notEqual(namespace(once), namespace(again));
   });
 
   it('stops a strategy at its memory, process or scratch limit and names the limit; CPU is bounded by its cgroup', async () => {

@@ -6,9 +6,9 @@ import { promisify } from 'node:util';
 /**
  * The sandbox of the `local` executor: bubblewrap (`bwrap`, Debian package `bubblewrap`) builds a root
  * of read-only bind mounts, the image's top-level entries over a few of the host's system folders, in
- * new PID, IPC, UTS and network namespaces. The network namespace has only its own loopback, where the
- * worker brings in the gateway (`sandbox-network.ts`). Nothing is writable but `/tmp`, a tmpfs of the
- * run's scratch size.
+ * new PID, IPC and UTS namespaces, started inside the run's own network namespace, which has only its
+ * loopback with the gateway's address on it (`sandbox-network.ts`). Nothing is writable but `/tmp`, a
+ * tmpfs of the run's scratch size.
  */
 export interface SandboxUser {
   uid: number;
@@ -121,10 +121,9 @@ const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'];
  * `--block-fd 4` holds the sandbox, set up, until the worker has put it in its cgroups and opened the
  * gateway's address inside it.
  *
- * `/dev` is a small read-only tmpfs with the usual device nodes, not bwrap's `--dev`: `--dev` mounts a
- * devpts, for which bwrap makes a second, nested user namespace, and a worker that is not root could
- * then not enter the sandbox's network namespace (owned by the outer one). `/dev/shm` is `/tmp`, so
- * that shared memory counts against the one scratch limit.
+ * `/dev` is a small read-only tmpfs with the usual device nodes and no pseudo-terminals (bwrap's `--dev`
+ * would mount a devpts, which a strategy does not need). `/dev/shm` is `/tmp`, so that shared memory
+ * counts against the one scratch limit.
  */
 export function bubblewrapArgs(
   entries: readonly RootEntry[],
@@ -135,7 +134,6 @@ export function bubblewrapArgs(
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
-    '--unshare-net',
     '--unshare-cgroup-try',
     '--hostname',
     'strategy',

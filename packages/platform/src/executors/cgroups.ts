@@ -269,11 +269,12 @@ export class StrategyCgroup implements CgroupCounters {
    * Removes the groups. Whatever still runs in them (nothing, once the sandbox is gone) is killed
    * first: a group with processes cannot be removed. Killed processes leave it only once they are
    * reaped, which a loaded host may take a while to do: after a second, the removal goes on in the
-   * background for a minute (and a later worker's sweep removes what is left even then).
+   * background for a minute (and a later worker's sweep removes what is left even then). Answers
+   * whether the groups were removed within that second: then no process of the run is left anywhere.
    */
-  async remove(): Promise<void> {
+  async remove(): Promise<boolean> {
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      if (this.tryRemove(true)) return;
+      if (this.tryRemove(true)) return true;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     let attempts = 0;
@@ -283,6 +284,7 @@ export class StrategyCgroup implements CgroupCounters {
       if (this.tryRemove(false) || attempts >= 60) clearInterval(timer);
     }, 1000);
     timer.unref();
+    return false;
   }
 
   /** One attempt: kills what is left (`kill`), removes the folders; true once they are all gone. */

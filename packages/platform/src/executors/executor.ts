@@ -45,10 +45,7 @@ export type OutputSink = (chunk: Buffer) => void;
 
 /** The scenario's gateway, as the executor connects the strategy to it. */
 export interface GatewayEndpoint {
-  /**
-   * The port it listens on at `gatewayBindHost`. The `docker` executor opens exactly this port to the
-   * container; the `local` executor listens on the same port inside the sandbox.
-   */
+  /** The port it listens on at `gatewayBindHost`; the `docker` executor opens exactly this port to the container. */
   port: number;
   /**
    * Hands the gateway a connection the executor accepted elsewhere (on the sandbox's own loopback):
@@ -98,6 +95,11 @@ export interface PreparedRun {
   gatewayBindHost: string;
   /** The host name or address the strategy uses to reach that gateway. */
   gatewayAdvertisedHost: string;
+  /**
+   * The port the strategy uses to reach it, when not the one the gateway listens on (the `local`
+   * executor brings the gateway into the sandbox's own loopback at a fixed port).
+   */
+  gatewayAdvertisedPort?: number;
   /** The image config's `Env`, as a map (lowest layer of the environment). */
   imageEnv: Record<string, string>;
   /** Starts the image's entrypoint (`Entrypoint` + `Cmd`, in `WorkingDir`). Called at most once. */

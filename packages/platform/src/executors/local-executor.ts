@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -26,7 +25,12 @@ import {
 import { type CachedImage, ImageCache } from './image-cache.ts';
 import { DEFAULT_PATH, imageCommand } from './image-command.ts';
 import { ResourceGuard } from './resource-guard.ts';
-import { findNsenter, listenInSandbox } from './sandbox-network.ts';
+import {
+  findNsenter,
+  SANDBOX_GATEWAY_PORT,
+  type SandboxNetwork,
+  SandboxNetworks,
+} from './sandbox-network.ts';
 import { DEFAULT_STRATEGY_LIMITS, formatBytes, type StrategyLimits } from './strategy-limits.ts';
 
 /**
@@ -100,9 +104,9 @@ function checkTraversable(dir: string, user: SandboxUser | undefined): void {
   }
 }
 
-/** What a started sandbox holds beyond its process: freed when its run is released. */
+/** What a run's sandbox holds beyond its process: freed when its run is released. */
 interface SandboxParts {
-  listener?: Server;
+  network?: SandboxNetwork;
   cgroup?: StrategyCgroup;
   guard?: ResourceGuard;
 }
@@ -133,6 +137,7 @@ export class LocalExecutor implements Executor {
   private readonly hostPaths: readonly string[];
   private readonly log: ExecutorLog;
   private readonly nsenter: string | undefined;
+  private readonly networks: SandboxNetworks | undefined;
   private useCgroups: boolean;
   private probed: Promise<void> | undefined;
   private readonly runs = new Set<PreparedRun>();
@@ -145,6 +150,14 @@ export class LocalExecutor implements Executor {
     this.hostPaths = options.hostPaths ?? DEFAULT_HOST_PATHS;
     this.limits = { ...DEFAULT_STRATEGY_LIMITS, ...options.limits };
     this.nsenter = findNsenter();
+    this.networks =
+      this.bwrap && this.nsenter
+        ? new SandboxNetworks({
+            bwrap: this.bwrap,
+            nsenter: this.nsenter,
+            ...(this.user && { user: this.user }),
+          })
+        : undefined;
     this.useCgroups = options.cgroups !== false && this.bwrap !== undefined;
     if (this.useCgroups) {
       sweepStaleCgroups();
@@ -222,40 +235,51 @@ export class LocalExecutor implements Executor {
     const { image, signal } = request;
     checkTraversable(this.options.cacheDir, this.user);
     await this.probe();
-    const entry = await this.cache.acquire(image, signal);
+    // The sandbox's network is made (or taken ready) while the image is fetched.
+    const parts: SandboxParts = {};
+    const network = this.networks?.take().then((taken) => {
+      parts.network = taken;
+    });
+    network?.catch(() => undefined);
+    let entry: (CachedImage & { done(): void }) | undefined;
     try {
+      entry = await this.cache.acquire(image, signal);
+      await network;
       if (this.closed) throw new ExecutorError('the executor is closed');
       const command = imageCommand(entry.config, `${image.repository}@${image.digest}`);
-      const run = this.preparedRun(request.scenarioId, entry, command, entry.done);
+      const run = this.preparedRun(request.scenarioId, entry, command, parts);
       this.runs.add(run);
       return run;
     } catch (error) {
-      entry.done();
+      entry?.done();
+      await network?.catch(() => undefined);
+      if (parts.network) this.networks?.give(parts.network, true);
       throw error;
     }
   }
 
   private preparedRun(
     scenarioId: string,
-    entry: CachedImage,
+    entry: CachedImage & { done(): void },
     command: ReturnType<typeof imageCommand>,
-    done: () => void,
+    parts: SandboxParts,
   ): PreparedRun {
     let started: ChildStrategyProcess | undefined;
     let starting = false;
     let released = false;
-    const parts: SandboxParts = {};
     const run: PreparedRun = {
       gatewayBindHost: LOOPBACK,
       gatewayAdvertisedHost: LOOPBACK,
+      ...(parts.network && { gatewayAdvertisedPort: SANDBOX_GATEWAY_PORT }),
       imageEnv: command.env,
       start: async (request: StartRequest): Promise<StrategyProcess> => {
         if (released) throw new ExecutorError('the run was released');
         if (starting) throw new ExecutorError('the strategy was already started');
         starting = true;
-        started = this.bwrap
-          ? await this.spawnSandboxed(this.bwrap, scenarioId, entry, command, request, parts)
-          : await this.spawnTrusted(entry, command, request);
+        started =
+          this.bwrap && parts.network
+            ? await this.spawnSandboxed(this.bwrap, parts.network, scenarioId, entry, command, request, parts)
+            : await this.spawnTrusted(entry, command, request);
         return started;
       },
       release: async () => {
@@ -265,10 +289,12 @@ export class LocalExecutor implements Executor {
         try {
           await started?.stop(0);
         } finally {
-          parts.listener?.close();
           parts.guard?.close();
-          await parts.cgroup?.remove();
-          done();
+          // The namespace serves the next run only once nothing of this one can be left in it: its
+          // sandbox never started, or its cgroup, which held all of it, is empty and removed.
+          const emptied = (await parts.cgroup?.remove()) ?? false;
+          if (parts.network) this.networks?.give(parts.network, !starting || emptied);
+          entry.done();
         }
       },
     };
@@ -283,12 +309,14 @@ export class LocalExecutor implements Executor {
   }
 
   /**
-   * bwrap, held at its block fd once the sandbox is set up; then the sandbox is put in its cgroup (or
-   * given its rlimits), the gateway's address is opened inside it, its scratch space is watched, and
-   * only then does the strategy start. Whatever fails on the way leaves nothing running.
+   * bwrap, started inside the run's network namespace and held at its block fd once the sandbox is set
+   * up; then the sandbox is put in its cgroup (or given its rlimits), its scratch space is watched, the
+   * gateway's listener is connected, and only then does the strategy start. Whatever fails on the way
+   * leaves nothing running.
    */
   private async spawnSandboxed(
     bwrap: string,
+    network: SandboxNetwork,
     scenarioId: string,
     entry: CachedImage,
     command: ReturnType<typeof imageCommand>,
@@ -297,12 +325,13 @@ export class LocalExecutor implements Executor {
   ): Promise<ChildStrategyProcess> {
     const limits = this.limits;
     parts.cgroup = this.cgroup(scenarioId);
-    const args = [
+    const [program, ...args] = network.enter([
+      bwrap,
       ...bubblewrapArgs(sandboxRoot(entry.rootfs, this.hostPaths), command.workingDir, limits.scratchBytes),
       '--',
       ...command.argv,
-    ];
-    const child = spawn(bwrap, args, {
+    ]) as [string, ...string[]];
+    const child = spawn(program, args, {
       env: this.environment(command.env, request.env),
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       ...(this.user && { uid: this.user.uid, gid: this.user.gid }),
@@ -318,19 +347,13 @@ export class LocalExecutor implements Executor {
     child.stdio[4]?.on('error', () => undefined);
     const init = sandboxInitPid(child.stdio[3]);
     try {
-      await spawned(child, bwrap);
+      await spawned(child, program);
       const pid = await init;
       if (pid === undefined) throw new Error('bubblewrap ended before its sandbox was set up');
       await waitUntilBlocked(child, pid);
       if (parts.cgroup) parts.cgroup.add(pid);
       else await this.applyRlimits(pid);
-      parts.listener = await listenInSandbox({
-        nsenter: this.nsenter as string,
-        pid,
-        port: request.gateway.port,
-        ...(this.user && { user: this.user }),
-      });
-      parts.listener.on('connection', (socket) => request.gateway.accept(socket));
+      network.attach((socket) => request.gateway.accept(socket));
       parts.guard = new ResourceGuard(limits, {
         ...(parts.cgroup && { counters: parts.cgroup }),
         scratchPath: `/proc/${pid}/root/tmp`,
@@ -432,6 +455,7 @@ export class LocalExecutor implements Executor {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.runs].map((run) => run.release().catch(() => undefined)));
+    this.networks?.close();
   }
 }
 

@@ -153,7 +153,11 @@ export async function runScenario(
     const port = Number(new URL(gateway.url).port);
     const server = gateway.app.server;
     strategy = await prepared.start({
-      env: strategyEnvironment(id, scenario, { host: prepared.gatewayAdvertisedHost, port, apiKey }),
+      env: strategyEnvironment(id, scenario, {
+        host: prepared.gatewayAdvertisedHost,
+        port: prepared.gatewayAdvertisedPort ?? port,
+        apiKey,
+      }),
       gateway: { port, accept: (socket) => server.emit('connection', socket) },
       stdout: stdout.write,
       stderr: stderr.write,
