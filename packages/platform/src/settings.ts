@@ -144,13 +144,22 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     }
     return value;
   };
-  const executor = pick('executor') ?? 'local';
-  if (!(EXECUTOR_KINDS as readonly string[]).includes(executor)) {
-    throw new SettingsError(
-      settingVariables.executor,
-      `"${executor}" is not an executor; use ${EXECUTOR_KINDS.join(' or ')}.`,
-    );
-  }
+  /** One of `allowed` (default: its first); `refusal` says what to use instead. */
+  const choice = <T extends string>(
+    key: keyof typeof settingVariables,
+    allowed: readonly T[],
+    refusal: (text: string) => string,
+  ): T => {
+    const text = pick(key) ?? (allowed[0] as T);
+    if (!(allowed as readonly string[]).includes(text))
+      throw new SettingsError(settingVariables[key], refusal(text));
+    return text as T;
+  };
+  const executor = choice(
+    'executor',
+    EXECUTOR_KINDS,
+    (text) => `"${text}" is not an executor; use ${EXECUTOR_KINDS.join(' or ')}.`,
+  );
   const registryUrl = pick('registryUrl');
   if (registryUrl !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(registryUrl)) {
     throw new SettingsError(
@@ -178,16 +187,14 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
       `"${cpusText}" must be a number of CPUs from 0.01 to 1024, such as 1 or 0.5.`,
     );
   }
-  const sandbox = pick('sandbox') ?? 'bubblewrap';
-  if (!(SANDBOX_SETTINGS as readonly string[]).includes(sandbox)) {
-    throw new SettingsError(
-      settingVariables.sandbox,
-      `"${sandbox}" is not a sandbox; use bubblewrap, or none to run trusted strategies unsandboxed.`,
-    );
-  }
+  const sandbox = choice(
+    'sandbox',
+    SANDBOX_SETTINGS,
+    (text) => `"${text}" is not a sandbox; use bubblewrap, or none to run trusted strategies unsandboxed.`,
+  );
   const runner: RunnerSettings = {
     workers: whole('workers', 2, 0, 256),
-    executor: executor as RunnerSettings['executor'],
+    executor,
     scenarioQuota: whole('scenarioQuota', 50, 1, 100_000),
     leaseSeconds: whole('leaseSeconds', 15, 1, 3600),
     connectTimeoutSeconds: whole('connectTimeoutSeconds', 60, 1, 3600),
@@ -199,7 +206,7 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
       cpus,
       scratchBytes: bytes('strategyScratch', DEFAULT_STRATEGY_LIMITS.scratchBytes),
     },
-    sandbox: sandbox as SandboxSetting,
+    sandbox,
   };
 
   return {

@@ -7,7 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { ensureZstd, zstdDecompress } from '@hindsight/marketdata';
 import Docker from 'dockerode';
 import { busyboxLayer, DEFAULT_ENV, pushVersion } from './support/executor-images.ts';
-import { nodeRuntime, pushPythonScript, typeScriptStarter } from './support/scenario-images.ts';
+import {
+  connectedPython,
+  nodeRuntime,
+  pushPythonScript,
+  typeScriptStarter,
+} from './support/scenario-images.ts';
 import { storageBackends } from './support/storage-backends.ts';
 import { type Account, type TestPlatform, withTestPlatform } from './support/test-platform.ts';
 
@@ -64,19 +69,9 @@ esac
 `;
 
 /** Connects, takes its first batch, then allocates past its memory limit. */
-const HOG_AFTER_CONNECTING = `
-import asyncio, os, websockets
-async def main():
-    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
-    try:
-        ws = await websockets.connect(os.environ["PROXY_WS_URL"], additional_headers=headers)
-    except TypeError:
-        ws = await websockets.connect(os.environ["PROXY_WS_URL"], extra_headers=headers)
-    await ws.recv()
+const HOG_AFTER_CONNECTING = connectedPython(`    await ws.recv()
     hog = bytearray(512 * 2**20)
-    await asyncio.sleep(60)
-asyncio.run(main())
-`;
+    await asyncio.sleep(60)`);
 
 const APPLETS = ['sh', 'nc', 'dd', 'ls', 'cat', 'echo', 'sleep', 'printf', 'touch'];
 

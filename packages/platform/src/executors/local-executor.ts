@@ -368,15 +368,14 @@ export class LocalExecutor implements Executor {
     } catch (error) {
       child.kill('SIGKILL');
       void init.then((pid) => pid !== undefined && killQuietly(pid));
-      const why = (error as Error).message;
-      throw error instanceof ExecutorError
-        ? error
-        : new ExecutorError(
-            `cannot start the sandbox: ${why}${setupOutput ? `: ${setupOutput.trim()}` : ''}`,
-            {
-              cause: error,
-            },
-          );
+      if (error instanceof ExecutorError) throw error;
+      const output = setupOutput.trim();
+      throw new ExecutorError(
+        `cannot start the sandbox: ${(error as Error).message}${output ? `: ${output}` : ''}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 

@@ -33,10 +33,10 @@ export const JSON_LIMITS_SUMMARY =
     .join(', ')}); no string of a body and no query parameter may hold NUL (U+0000) or an unpaired ` +
   'surrogate. A request over a limit is a 400 `BAD_REQUEST` naming the field and the limit, and changes nothing.';
 
-export const tooDeepMessage = `nested deeper than ${MAX_JSON_DEPTH} levels`;
+const tooDeepMessage = `nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /** Whether `value` nests objects/arrays more than `limit` levels deep. Iterative: any depth is safe. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
+function nestsDeeperThan(value: unknown, limit: number): boolean {
   const nodes: unknown[] = [value];
   const depths: number[] = [0];
   while (nodes.length > 0) {
@@ -70,10 +70,11 @@ export function nestingIssues(body: unknown): { path: PropertyKey[]; message: st
 }
 
 /**
- * `schema` behind the depth and byte limits of the named stored fields: an over-limit field is refused
- * naming it and the limit (`metadata: is 20000 bytes as JSON; at most 16384 bytes are allowed`), and
- * the schema itself is not run. The OpenAPI document still shows `schema` (zod publishes the output
- * side of a preprocess).
+ * `schema` behind the byte limits of the named stored fields: an over-limit field is refused naming it
+ * and the limit (`metadata: is 20000 bytes as JSON; at most 16384 bytes are allowed`), and the schema
+ * itself is not run. Their depth needs no check here: the body parser refused any body nested deeper
+ * than MAX_JSON_DEPTH (json-body.ts), so `JSON.stringify` is safe. The OpenAPI document still shows
+ * `schema` (zod publishes the output side of a preprocess).
  */
 export function withStoredJsonLimits<T extends z.ZodType>(schema: T, fields: readonly StoredJsonField[]) {
   return z.preprocess((input, ctx) => {
@@ -81,10 +82,6 @@ export function withStoredJsonLimits<T extends z.ZodType>(schema: T, fields: rea
     for (const field of fields) {
       if (!Object.hasOwn(input, field)) continue;
       const value = (input as Record<string, unknown>)[field];
-      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-        ctx.addIssue({ code: 'custom', path: [field], message: tooDeepMessage, input: value });
-        continue;
-      }
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
       const limit = STORED_JSON_BYTES[field];
       if (bytes > limit) {

@@ -102,6 +102,10 @@ export const toScenario = (row: Row): Scenario => {
  */
 export type WriteRetryPolicy = (scenarioId: string | undefined) => RetryOptions;
 
+/** Rows `workerId` holds: claimed by it and not yet ended. */
+const heldBy = (workerId: string) =>
+  and(eq(scenarios.workerId, workerId), inArray(scenarios.state, ['PENDING', 'RUNNING']));
+
 export const quotaExceeded = (quota: number) =>
   new ApiError(
     'QUOTA_EXCEEDED',
@@ -333,13 +337,7 @@ export class ScenarioRepository {
         .update(scenarios)
         // From each attempt's own time: a renewal that got through late still grants a whole lease.
         .set({ leaseExpiresAt: new Date(Date.now() + leaseMs) })
-        .where(
-          and(
-            inArray(scenarios.id, ids),
-            eq(scenarios.workerId, workerId),
-            inArray(scenarios.state, ['PENDING', 'RUNNING']),
-          ),
-        )
+        .where(and(inArray(scenarios.id, ids), heldBy(workerId)))
         .returning({ id: scenarios.id }),
     );
     const stillHeld = new Set(held.map((r) => r.id));
@@ -359,13 +357,7 @@ export class ScenarioRepository {
           runningAt: sql`coalesce(${scenarios.runningAt}, ${now.toISOString()}::timestamptz)`,
           updatedAt: now,
         })
-        .where(
-          and(
-            eq(scenarios.id, id),
-            eq(scenarios.workerId, workerId),
-            inArray(scenarios.state, ['PENDING', 'RUNNING']),
-          ),
-        )
+        .where(and(eq(scenarios.id, id), heldBy(workerId)))
         .returning({ id: scenarios.id }),
     );
     return rows.length === 1;
@@ -434,13 +426,7 @@ export class ScenarioRepository {
           updatedAt: now,
           leaseExpiresAt: null,
         })
-        .where(
-          and(
-            eq(scenarios.id, id),
-            eq(scenarios.workerId, workerId),
-            inArray(scenarios.state, ['PENDING', 'RUNNING']),
-          ),
-        )
+        .where(and(eq(scenarios.id, id), heldBy(workerId)))
         .returning({ id: scenarios.id }),
     );
     return rows.length === 1;

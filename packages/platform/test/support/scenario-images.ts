@@ -73,23 +73,11 @@ export async function pushPythonScript(api: ApiClient, key: string, strategyId: 
   return version;
 }
 
-/** A strategy that connects and then acknowledges nothing (its run stalls). */
-export const NEVER_ACKS = `
-import asyncio, os, websockets
-async def main():
-    url = os.environ["PROXY_WS_URL"]
-    headers = {"X-API-Key": os.environ["PLATFORM_GATEWAY_API_KEY"]}
-    try:
-        ws = await websockets.connect(url, additional_headers=headers)
-    except TypeError:
-        ws = await websockets.connect(url, extra_headers=headers)
-    print("connected; acknowledging nothing", flush=True)
-    await asyncio.sleep(600)
-asyncio.run(main())
-`;
-
-/** A strategy that acknowledges every batch 50 ms late (a run that lasts, to cancel or kill). */
-export const SLOW_ACKS = `
+/**
+ * A Python strategy that connects to its gateway's socket (`ws`, with Debian's websockets of either
+ * API) and then runs `body`, indented as the inside of `async def main()`.
+ */
+export const connectedPython = (body: string) => `
 import asyncio, json, os, websockets
 async def main():
     url = os.environ["PROXY_WS_URL"]
@@ -98,15 +86,22 @@ async def main():
         ws = await websockets.connect(url, additional_headers=headers)
     except TypeError:
         ws = await websockets.connect(url, extra_headers=headers)
-    async for message in ws:
+${body}
+asyncio.run(main())
+`;
+
+/** A strategy that connects and then acknowledges nothing (its run stalls). */
+export const NEVER_ACKS = connectedPython(`    print("connected; acknowledging nothing", flush=True)
+    await asyncio.sleep(600)`);
+
+/** A strategy that acknowledges every batch 50 ms late (a run that lasts, to cancel or kill). */
+export const SLOW_ACKS = connectedPython(`    async for message in ws:
         events = json.loads(message)
         events = events if isinstance(events, list) else [events]
         seqs = [e["seq"] for e in events if "seq" in e]
         if seqs:
             await asyncio.sleep(0.05)
-            await ws.send(json.dumps({"type": "event_ack", "last_seq": seqs[-1]}))
-asyncio.run(main())
-`;
+            await ws.send(json.dumps({"type": "event_ack", "last_seq": seqs[-1]}))`);
 
 /**
  * A layer with the host's `node` and the shared libraries it loads, at their own paths: a full-rootfs
