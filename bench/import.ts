@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { importFile } from '../packages/marketdata/src/import/index.ts';
-import { ensureZstd, zstdDecompress } from '../packages/marketdata/src/zstd.ts';
+import { ensureZstd, zstdDecompress } from '@hindsight/marketdata';
+import { importFile } from '@hindsight/marketdata/import';
 
 /**
  * CSV import throughput: the three bundled BTCUSDT months (131,040 rows) decompressed once to one plain

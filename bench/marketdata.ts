@@ -19,14 +19,9 @@ import {
   zstdCompress,
   zstdDecompress,
 } from '@hindsight/marketdata';
+import { bundledBidAskBars, bundledTradeBars } from '@hindsight/marketdata/import';
 import { parquetRead } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import {
-  EURUSD_FILE,
-  loadBtcTradeBars,
-  loadForexBars,
-  USDJPY_FILE,
-} from '../packages/marketdata/test/sample-data.ts';
 
 /**
  * Market data storage and replay (issue: chunked columnar files, replay reader). Compares the HSB1 chunk
@@ -268,9 +263,9 @@ export async function run(): Promise<void> {
   await ensureZstd();
   const root = await mkdtemp(join(tmpdir(), 'hindsight-bench-marketdata-'));
   try {
-    const btc: TradeBarBatch = await loadBtcTradeBars('C:BTCUSD');
-    const eur: BidAskBarBatch = await loadForexBars(EURUSD_FILE, 'F:EURUSD');
-    const jpy: BidAskBarBatch = await loadForexBars(USDJPY_FILE, 'F:USDJPY');
+    const btc: TradeBarBatch = await bundledTradeBars('C:BTCUSD');
+    const eur: BidAskBarBatch = await bundledBidAskBars('F:EURUSD');
+    const jpy: BidAskBarBatch = await bundledBidAskBars('F:USDJPY');
 
     // storage on the real sample data
     const store = openFileBarStore(join(root, 'data'), { zstdLevel: ZSTD_LEVEL });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BidAskBarBatch, QuoteTickBatch, TradeBarBatch } from '@hindsight/core';
+import { bundledBidAskBars, bundledTradeBars } from '../src/import/index.ts';
 import {
   type BarBatch,
   BarStore,
@@ -12,7 +13,6 @@ import {
   type ObjectStore,
   openFileBarStore,
 } from '../src/index.ts';
-import { EURUSD_FILE, loadBtcTradeBars, loadForexBars, USDJPY_FILE } from './sample-data.ts';
 
 /** Counts object reads, to show what an operation touches. */
 class CountingStore implements ObjectStore {
@@ -65,9 +65,9 @@ let jpy: BidAskBarBatch;
 const dirs: string[] = [];
 
 before(async () => {
-  btc = await loadBtcTradeBars();
-  eur = await loadForexBars(EURUSD_FILE, 'F:EURUSD');
-  jpy = await loadForexBars(USDJPY_FILE, 'F:USDJPY');
+  btc = await bundledTradeBars('C:BTCUSD');
+  eur = await bundledBidAskBars('F:EURUSD');
+  jpy = await bundledBidAskBars('F:USDJPY');
 });
 after(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });

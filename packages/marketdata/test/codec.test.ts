@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { BidAskBarBatch, QuoteTickBatch, TradeBarBatch } from '@hindsight/core';
 import fc from 'fast-check';
+import { bundledBidAskBars, bundledTradeBars } from '../src/import/index.ts';
 import {
   BAR_CHUNK_HEADER_BYTES,
   ChunkFormatError,
@@ -15,7 +16,6 @@ import {
   writeSignedVarint,
 } from '../src/index.ts';
 import { ensureZstd } from '../src/zstd.ts';
-import { EURUSD_FILE, loadBtcTradeBars, loadForexBars } from './sample-data.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -278,7 +278,7 @@ describe('HSB1 bar chunks', () => {
   });
 
   test('decoding into a dirty scratch buffer gives the same bars (all-zero columns included)', async () => {
-    const eur = await loadForexBars(EURUSD_FILE, 'F:EURUSD'); // volume all 0: stored as an empty column
+    const eur = await bundledBidAskBars('F:EURUSD'); // volume all 0: stored as an empty column
     const bytes = encodeBarChunk(eur);
     const scratch = new Float64Array(10 * eur.length + 7).fill(-123.5);
     const decoded = decodeBarChunk(bytes, eur.symbol, scratch);
@@ -289,7 +289,7 @@ describe('HSB1 bar chunks', () => {
   });
 
   test('rejects foreign, truncated and corrupted chunks', async () => {
-    const bars = await loadForexBars(EURUSD_FILE, 'F:EURUSD');
+    const bars = await bundledBidAskBars('F:EURUSD');
     const bytes = encodeBarChunk(bars);
     assert.throws(() => decodeBarChunk(bytes.subarray(0, 10), 'x'), ChunkFormatError);
     const foreign = bytes.slice();
@@ -302,9 +302,9 @@ describe('HSB1 bar chunks', () => {
   });
 
   test('the real sample data round-trips (BTCUSDT trade bars, EURUSD bid/ask bars)', async () => {
-    const btc = await loadBtcTradeBars();
+    const btc = await bundledTradeBars('C:BTCUSD');
     assertBatchEqual(decodeBarChunk(encodeBarChunk(btc), btc.symbol), btc);
-    const eur = await loadForexBars(EURUSD_FILE, 'F:EURUSD');
+    const eur = await bundledBidAskBars('F:EURUSD');
     const bytes = encodeBarChunk(eur);
     assertBatchEqual(decodeBarChunk(bytes, eur.symbol), eur);
     assert.ok(bytes.length / eur.length < 16, `${bytes.length / eur.length} bytes per bid/ask bar`);
@@ -344,7 +344,7 @@ describe('HST1 tick chunks', () => {
   });
 
   test('a bar chunk is not a tick chunk', async () => {
-    const eur = await loadForexBars(EURUSD_FILE, 'F:EURUSD');
+    const eur = await bundledBidAskBars('F:EURUSD');
     assert.throws(() => decodeTickChunk(encodeBarChunk(eur), 'x'), ChunkFormatError);
   });
 });

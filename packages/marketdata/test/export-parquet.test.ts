@@ -5,16 +5,19 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { BarStore } from '../src/bar-store.ts';
 import { exportParquet } from '../src/export/parquet.ts';
-import { importFiles } from '../src/import/index.ts';
+import { BUNDLED_SAMPLE_DIR, importFiles } from '../src/import/index.ts';
 import { MemoryObjectStore } from '../src/object-store.ts';
-import { EURUSD_FILE, SAMPLE_DIR } from './sample-data.ts';
 
 describe('Parquet export', () => {
   it('writes stored bars with exact decimal columns that a Parquet reader reads back', async () => {
     const store = new BarStore(new MemoryObjectStore());
-    const imported = await importFiles('forex-sample', [join(SAMPLE_DIR, EURUSD_FILE)], {
-      symbol: 'F:EURUSD',
-    });
+    const imported = await importFiles(
+      'forex-sample',
+      [join(BUNDLED_SAMPLE_DIR, 'forex/oanda_EURUSD_1m_bidask_2014-05-01_2014-05-15.csv.zst')],
+      {
+        symbol: 'F:EURUSD',
+      },
+    );
     await store.writeBars('F:EURUSD', imported.bars);
     const window = { start: Date.parse('2014-05-02T00:00:00Z'), end: Date.parse('2014-05-03T00:00:00Z') };
     const exported = await exportParquet(store, 'F:EURUSD', window);

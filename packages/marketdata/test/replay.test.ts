@@ -6,6 +6,7 @@ import {
   type TradeBarBatch,
   ticksToDecimalString,
 } from '@hindsight/core';
+import { bundledBidAskBars, bundledTradeBars } from '../src/import/index.ts';
 import {
   type BarBatch,
   BarStore,
@@ -15,7 +16,6 @@ import {
   type ObjectStore,
   ReplayReader,
 } from '../src/index.ts';
-import { EURUSD_FILE, loadBtcTradeBars, loadForexBars, USDJPY_FILE } from './sample-data.ts';
 
 /** Rows of `batch` kept by `keep`, times shifted by `shift` ms. */
 function select<T extends BarBatch>(batch: T, keep: (time: number, i: number) => boolean, shift = 0): T {
@@ -104,14 +104,14 @@ let store: BarStore;
 const symbols = ['C:BTCUSD', 'F:EURUSD', 'F:USDJPY'];
 
 before(async () => {
-  const btcAll = await loadBtcTradeBars();
+  const btcAll = await bundledTradeBars('C:BTCUSD');
   // BTC: Jan-Mar 2024 with a hole from 10 Feb to 20 Feb
   btc = select(btcAll, (t) => t < Date.parse('2024-02-10T00:00Z') || t >= Date.parse('2024-02-20T00:00Z'));
   // EURUSD (May 2014, with its own small holes and weekend) moved to 25 Jan 2024: crosses into February
-  const eurAll = await loadForexBars(EURUSD_FILE, 'F:EURUSD');
+  const eurAll = await bundledBidAskBars('F:EURUSD');
   eur = select(eurAll, () => true, Date.parse('2024-01-25T00:00Z') - Date.parse('2014-05-01T00:00Z'));
   // USDJPY (Feb 2013) moved to 20 Feb 2024, every 7th bar dropped: ends in March
-  const jpyAll = await loadForexBars(USDJPY_FILE, 'F:USDJPY');
+  const jpyAll = await bundledBidAskBars('F:USDJPY');
   jpy = select(
     jpyAll,
     (_, i) => i % 7 !== 3,

@@ -12,16 +12,17 @@ import {
   type TradeBarBatch,
   ticksToDecimalString,
 } from '@hindsight/core';
-import { importFiles } from '../src/import/index.ts';
+import { BUNDLED_SAMPLE_DIR, importFiles } from '../src/import/index.ts';
 import { deriveBidAsk } from '../src/spread.ts';
 import { ensureZstd, zstdDecompress } from '../src/zstd.ts';
-import { BTC_FILES, EURUSD_FILE, SAMPLE_DIR } from './sample-data.ts';
 
 /**
  * Resampled bars are checked against bars computed independently from the raw sample text: decimal
  * strings grouped with plain date arithmetic (no shared code with the resampler or the importer), and,
  * for EURUSD, against OANDA's own hourly file for the same days.
  */
+const EURUSD_FILE = 'forex/oanda_EURUSD_1m_bidask_2014-05-01_2014-05-15.csv.zst';
+const BTC_JANUARY = 'crypto/binance_spot_BTCUSDT_1m_2024-01.csv.zst';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -34,7 +35,7 @@ interface RawBar {
 
 async function rawText(file: string): Promise<string[]> {
   await ensureZstd();
-  const text = new TextDecoder().decode(zstdDecompress(await readFile(join(SAMPLE_DIR, file))));
+  const text = new TextDecoder().decode(zstdDecompress(await readFile(join(BUNDLED_SAMPLE_DIR, file))));
   return text
     .split('\n')
     .slice(1)
@@ -115,7 +116,7 @@ describe('resampling the real sample data', () => {
       const c = line.split(',');
       return { t: Date.parse(c[0] as string), sides: [c.slice(1, 5), c.slice(5, 9)], volume: '0' };
     });
-    const imported = await importFiles('forex-sample', [join(SAMPLE_DIR, EURUSD_FILE)], {
+    const imported = await importFiles('forex-sample', [join(BUNDLED_SAMPLE_DIR, EURUSD_FILE)], {
       symbol: 'F:EURUSD',
     });
     assert.equal(imported.kind, 'bidask');
@@ -131,7 +132,7 @@ describe('resampling the real sample data', () => {
   });
 
   it("EURUSD 1h closes, highs and lows agree with OANDA's own hourly bars", async () => {
-    const imported = await importFiles('forex-sample', [join(SAMPLE_DIR, EURUSD_FILE)], {
+    const imported = await importFiles('forex-sample', [join(BUNDLED_SAMPLE_DIR, EURUSD_FILE)], {
       symbol: 'F:EURUSD',
     });
     const hourly = resampleBars(imported.bars as BidAskBarBatch, '1h', 'fx');
@@ -165,13 +166,13 @@ describe('resampling the real sample data', () => {
   });
 
   it('BTCUSD (UTC calendar, trade bars with the spread model): every timeframe matches the raw klines', async () => {
-    const lines = await rawText(BTC_FILES[0] as string);
+    const lines = await rawText(BTC_JANUARY);
     const raw: RawBar[] = lines.map((line) => {
       const c = line.split(',');
       const trade = c.slice(1, 5);
       return { t: Number(c[0]), sides: [trade], volume: c[5] as string };
     });
-    const imported = await importFiles('binance', [join(SAMPLE_DIR, BTC_FILES[0] as string)], {
+    const imported = await importFiles('binance', [join(BUNDLED_SAMPLE_DIR, BTC_JANUARY)], {
       symbol: 'C:BTCUSD',
     });
     assert.equal(imported.kind, 'trade');

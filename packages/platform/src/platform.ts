@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { instrumentSeed } from '@hindsight/core';
-import { BUNDLED_SAMPLE_DIR, importBundledSample } from '@hindsight/marketdata/import';
+import { BUNDLED_SAMPLE_DIR, importBundledSample, repositoryDir } from '@hindsight/marketdata/import';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { generateApiKey } from './auth/api-key-values.ts';
@@ -28,11 +27,10 @@ import { autoRunVersion } from './scenarios/auto-run.ts';
 import { ScenarioCreation } from './scenarios/scenario-creation.ts';
 import { type PlatformSettings, SettingsError } from './settings.ts';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const PLATFORM_VERSION: string = JSON.parse(
-  readFileSync(join(repoRoot, 'package.json'), 'utf8'),
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ).version;
-export const DEFAULT_EXAMPLES_DIR = join(repoRoot, 'examples');
+export const DEFAULT_EXAMPLES_DIR = join(repositoryDir(), 'examples');
 export const DEFAULT_SAMPLE_DIR = BUNDLED_SAMPLE_DIR;
 
 export interface PlatformOptions {

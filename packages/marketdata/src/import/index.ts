@@ -6,21 +6,21 @@
  * `npx hindsight data import --format <binance|histdata|dukascopy|csv|forex-sample|ninjatrader>
  * --symbol F:EURUSD FILE...` maps onto `importFiles(parseFormat(format), files, { symbol, ... })`.
  */
-import { importBinance } from './binance.ts';
-import { importDukascopy } from './dukascopy.ts';
-import { importForexSample } from './forex-sample.ts';
-import { importGenericCsv } from './generic-csv.ts';
-import { importHistData } from './histdata.ts';
-import type { ImportResult } from './import-result.ts';
-import { importNinjaTrader } from './ninjatrader.ts';
-import type { ColumnMapping, ImportOptions } from './options.ts';
-import { openSources, type TextSource } from './sources.ts';
+import type { ColumnMapping } from './options.ts';
 
 export { binanceLayout } from './binance.ts';
-export { BUNDLED_SAMPLE, BUNDLED_SAMPLE_DIR, importBundledSample } from './bundled-sample.ts';
+export {
+  BUNDLED_SAMPLE,
+  BUNDLED_SAMPLE_DIR,
+  bundledBidAskBars,
+  bundledTradeBars,
+  importBundledInstrument,
+  importBundledSample,
+} from './bundled-sample.ts';
 export { sideFromName } from './dukascopy.ts';
 export { ImportError } from './errors.ts';
 export { compileTimePattern } from './generic-csv.ts';
+export { IMPORT_FORMATS, type ImportFormat, importFile, importFiles, parseFormat } from './import-files.ts';
 export {
   type BidAskImportResult,
   describeImport,
@@ -31,37 +31,10 @@ export {
   type TradeImportResult,
 } from './import-result.ts';
 export type { ColumnMapping, ImportOptions } from './options.ts';
+export { repositoryDir } from './repository-dir.ts';
 export { openSources, type ProgressListener, type SourceProgress, type TextSource } from './sources.ts';
 export { aggregateTicksToMinuteBars } from './tick-aggregation.ts';
 export { parseTimeZone, type WallClockZone } from './time.ts';
-
-export const IMPORT_FORMATS = [
-  'binance',
-  'histdata',
-  'dukascopy',
-  'csv',
-  'forex-sample',
-  'ninjatrader',
-] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-
-const FORMAT_ALIASES: Record<string, ImportFormat> = {
-  'generic-csv': 'csv',
-  generic: 'csv',
-  forex: 'forex-sample',
-  ninja: 'ninjatrader',
-};
-
-/** The import format named by `text` (case-insensitive); throws naming the formats otherwise. */
-export function parseFormat(text: string): ImportFormat {
-  const name = text.trim().toLowerCase();
-  if ((IMPORT_FORMATS as readonly string[]).includes(name)) return name as ImportFormat;
-  const alias = FORMAT_ALIASES[name];
-  if (alias !== undefined) return alias;
-  throw new Error(
-    `unknown import format ${JSON.stringify(text)}: expected one of ${IMPORT_FORMATS.join(', ')}`,
-  );
-}
 
 const MAPPING_KEYS: readonly (keyof ColumnMapping)[] = [
   'time',
@@ -104,41 +77,4 @@ export function parseColumnMapping(text: string): ColumnMapping {
     mapping[key] = /^\d+$/.test(value) ? Number(value) : value;
   }
   return mapping;
-}
-
-const IMPORTERS: Record<
-  ImportFormat,
-  (sources: TextSource[], options: ImportOptions) => Promise<ImportResult>
-> = {
-  binance: importBinance,
-  histdata: importHistData,
-  dukascopy: importDukascopy,
-  csv: importGenericCsv,
-  'forex-sample': importForexSample,
-  ninjatrader: importNinjaTrader,
-};
-
-/** Imports one file (every CSV member of a zip). */
-export function importFile(
-  format: ImportFormat,
-  path: string,
-  options: ImportOptions,
-): Promise<ImportResult> {
-  return importFiles(format, [path], options);
-}
-
-/**
- * Imports files of one instrument together: rows of all files are merged, sorted and de-duplicated
- * (overlapping files are fine; identical rows count as duplicates, different rows at one bar time
- * refuse the import naming both lines). Dukascopy BID and ASK candle files are joined.
- */
-export async function importFiles(
-  format: ImportFormat,
-  paths: readonly string[],
-  options: ImportOptions,
-): Promise<ImportResult> {
-  if (paths.length === 0) throw new Error('no files to import');
-  const sources: TextSource[] = [];
-  for (const path of paths) sources.push(...(await openSources(path)));
-  return IMPORTERS[format](sources, options);
 }
