@@ -352,6 +352,31 @@ describe('validateConfiguration', () => {
     assert.deepEqual(inline.value.costs, { funding: { model: 'daily', long_rate: '0', short_rate: '0' } });
   });
 
+  test('writes every cost decimal canonically (decision 37): "007.50" as "7.5", "-0" as "0", "050.0" as "50"', () => {
+    const costs = {
+      commission: { model: 'bps_of_notional', fee_rate_bps: '007.50' },
+      slippage: { base_slippage_bps: '-0', size_impact_bps_per_100k: '050.0', max_slippage_bps: '0.000' },
+      funding: { model: 'daily', long_rate: '-0.0500', short_rate: '-000' },
+    };
+    const canonical = {
+      commission: { model: 'bps_of_notional', fee_rate_bps: '7.5' },
+      slippage: { base_slippage_bps: '0', size_impact_bps_per_100k: '50', max_slippage_bps: '0' },
+      funding: { model: 'daily', long_rate: '-0.05', short_rate: '0' },
+    };
+    for (const [kind, base] of [
+      ['saved', savedBase],
+      ['inline', inlineBase],
+    ] as const) {
+      const result = validateConfiguration(kind, { ...base, costs });
+      assert.ok(result.ok);
+      assert.deepEqual(result.value.costs, canonical, kind);
+      // Canonical input is kept as it is.
+      const again = validateConfiguration(kind, { ...base, costs: canonical });
+      assert.ok(again.ok);
+      assert.deepEqual(again.value.costs, canonical, kind);
+    }
+  });
+
   test('the message lists the first issues and points at details for the rest', () => {
     const result = validateConfiguration('saved', {
       ...savedBase,

@@ -47,12 +47,36 @@ const fullBody: Body = {
   },
 };
 
-/** The record a valid body should produce: decision 26's defaults shown explicitly. */
+/** Decision 37's spelling of a decision-23 decimal: no leading zeros, no trailing fraction zeros, never -0. */
+function canonicalDecimal(text: string): string {
+  const [, sign = '', whole = '', fraction = ''] = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text) ?? [];
+  const digits = [whole.replace(/^0+(?=\d)/, ''), fraction.replace(/0+$/, '')].filter(Boolean).join('.');
+  return /^[0.]+$/.test(digits) ? '0' : `${sign}${digits}`;
+}
+
+/** The costs a record shows for `costs` sent: every decimal (any field but `model`) canonical. */
+const canonicalCosts = (costs: Record<string, Record<string, unknown>>) =>
+  Object.fromEntries(
+    Object.entries(costs).map(([part, fields]) => [
+      part,
+      Object.fromEntries(
+        Object.entries(fields).map(([key, value]) => [
+          key,
+          key !== 'model' && typeof value === 'string' ? canonicalDecimal(value) : value,
+        ]),
+      ),
+    ]),
+  );
+
+/** The record a valid body should produce: decision 26's defaults shown explicitly, decimals canonical. */
 const expectedFields = (body: Body): Body => ({
   isActive: true,
   positionMode: 'netting',
   initialCapital: 100000,
   ...body,
+  ...(body.costs !== undefined && {
+    costs: canonicalCosts(body.costs as Record<string, Record<string, unknown>>),
+  }),
 });
 
 function fieldsOf(record: Config): Body {
@@ -164,6 +188,43 @@ for (const backend of storageBackends()) {
         });
         assert.equal(upper.status, 200);
         assert.deepEqual(upper.body.data, fullRecord);
+      });
+
+      it('stores and echoes cost decimals canonically (decision 37): "007.50" as "7.5", "-0" as "0", "050.0" as "50"', async () => {
+        const { api, account } = t.get();
+        const owner = await account('decimals');
+        const sent = {
+          ...savedBase,
+          costs: {
+            commission: { model: 'bps_of_notional', fee_rate_bps: '007.50' },
+            slippage: {
+              base_slippage_bps: '-0',
+              size_impact_bps_per_100k: '050.0',
+              max_slippage_bps: '10.000',
+            },
+            funding: { model: 'daily', long_rate: '-0.0500', short_rate: '-000' },
+          },
+        };
+        const canonical = {
+          ...savedBase,
+          costs: {
+            commission: { model: 'bps_of_notional', fee_rate_bps: '7.5' },
+            slippage: { base_slippage_bps: '0', size_impact_bps_per_100k: '50', max_slippage_bps: '10' },
+            funding: { model: 'daily', long_rate: '-0.05', short_rate: '0' },
+          },
+        };
+        const created = assertRecord(
+          await api.post('/v1/configurations', { key: owner.key, body: sent }),
+          201,
+          canonical,
+          owner,
+        );
+        const path = `/v1/configurations/${created.configId}`;
+        const read = await api.get(path, { key: owner.key });
+        assert.deepEqual(read.body.data, created, 'stored canonically, not only echoed so');
+        assertRecord(await api.put(path, { key: owner.key, body: sent }), 200, canonical, owner);
+        const cloned = await api.post(`${path}/clone`, { key: owner.key });
+        assert.deepEqual(cloned.body.data.costs, canonical.costs);
       });
 
       it('lists newest first, filters with activeOnly and pages with limit and cursor', async () => {

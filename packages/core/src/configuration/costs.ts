@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Dec, decimalStringPattern } from '../decimal.ts';
+import { Dec, decimalStringPattern, toDecimalString } from '../decimal.ts';
 import { describeValue, expecting, mustBe, strictObject, typeMessage } from './messages.ts';
 
 /** Funding defaults (spec: Funding daily model); applied by the engine, not written into the config. */
@@ -7,9 +7,10 @@ export const DEFAULT_DAY_MULTIPLIERS = [1, 1, 3, 1, 1, 0, 0] as const;
 export const DEFAULT_DAY_COUNT_BASIS = 365;
 
 /**
- * A decision-23 decimal string within a range. The range is judged with decimal.js, never floats,
- * so "9999.99999999999999999" is still below 10000. The regex is kept as a separate check so that
- * the OpenAPI document can publish it as the `pattern`.
+ * A decision-23 decimal string within a range, canonicalised (decision 37: `"007.50"` becomes `"7.5"`,
+ * `"-0"` becomes `"0"`), so a configuration stores and echoes what we would write ourselves. The range
+ * is judged with decimal.js, never floats, so "9999.99999999999999999" is still below 10000. The regex
+ * is kept as a separate check so that the OpenAPI document can publish it as the `pattern`.
  */
 function decimalString(rule: string, inRange: (value: Dec) => boolean, description: string, example: string) {
   const expected = `a decimal string ${rule}`;
@@ -21,6 +22,7 @@ function decimalString(rule: string, inRange: (value: Dec) => boolean, descripti
         mustBe(`${expected}, written like "${example}" (no exponent, no "+", no spaces)`, issue.input),
     })
     .refine((value) => inRange(new Dec(value)), { error: (issue) => mustBe(expected, issue.input) })
+    .overwrite(toDecimalString)
     .meta({ description, examples: [example] });
 }
 
