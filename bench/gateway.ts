@@ -195,6 +195,7 @@ async function roundTrips(
     client === 'python'
       ? runProcess(PYTHON, ['-c', PYTHON_ACK_CLIENT, wsUrl(gateway)])
       : runProcess(process.execPath, [
+          '--conditions=source',
           '--import',
           'tsx',
           fileURLToPath(import.meta.url),
@@ -321,7 +322,14 @@ async function wsFloor(polling: boolean): Promise<void> {
   });
   const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
   const client = polling ? 'polling-ack-client' : 'ack-client';
-  await runProcess(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), client, url]);
+  await runProcess(process.execPath, [
+    '--conditions=source',
+    '--import',
+    'tsx',
+    fileURLToPath(import.meta.url),
+    client,
+    url,
+  ]);
   const used = process.cpuUsage(cpu);
   wss.close();
   const name = `gateway_loopback_ws_floor${polling ? '_polling' : ''}`;
@@ -373,7 +381,7 @@ async function orderBenchRun(store: BarStore, mode: 'holding-client' | 'sequenti
   });
   const client = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), mode, wsUrl(gateway)],
+    ['--conditions=source', '--import', 'tsx', fileURLToPath(import.meta.url), mode, wsUrl(gateway)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve) => client.stdout.once('data', () => resolve()));

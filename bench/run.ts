@@ -10,6 +10,7 @@ tuneJitForBacktests();
 
 const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   platform: () => import('./platform.ts'),
+  startup: () => import('./startup.ts'),
   engine: () => import('./engine.ts'),
   gateway: () => import('./gateway.ts'),
   marketdata: async () => ({

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-// The CLI runs the TypeScript sources directly through tsx's loader, in this process: tsx's own CLI
-// would put a second process between the one a supervisor signals and the one that serves.
-import { register } from 'tsx/esm/api';
-
-register();
-const { followLauncher, relaunchWithV8Flags } = await import('../src/relaunch.ts');
-const { followNpm } = await import('../src/follow-npm.ts');
-// A relaunched child follows its launcher; any other process, when npm started it, follows npm.
-if (!followLauncher()) followNpm();
-// `hindsight gateway` runs in a child started with the V8 flags its gateway wants (relaunch.ts).
-if (!relaunchWithV8Flags()) await import('../src/main.ts');
+// The `hindsight` command. `#main` (package.json `imports`) is the compiled CLI that `npm install`
+// builds into dist/, run by plain node; under `node --conditions=source --import tsx` (the tests) it
+// is the TypeScript source instead.
+try {
+  await import('#main');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !error.message.includes('/dist/main.js')) throw error;
+  console.error('hindsight: the packages are not built: run `npm install` (or `npm run build`) first.');
+  process.exit(1);
+}

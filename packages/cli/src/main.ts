@@ -1,16 +1,30 @@
-import { tuneJitForBacktests } from '@hindsight/gateway';
-import { IMPORT_FORMATS } from '@hindsight/marketdata/import';
+import { tuneJitForBacktests } from '@hindsight/gateway/jit-tuning';
 import { Command, Option } from 'commander';
-import { runDataExport } from './commands/data-export.ts';
-import { runDataImport } from './commands/data-import.ts';
-import { runGateway } from './commands/gateway.ts';
-import { runStart } from './commands/start.ts';
-import { runUsersCreate } from './commands/users.ts';
-import { runVersionsPush } from './commands/versions-push.ts';
-import { runWorkerCommand } from './commands/worker.ts';
+import { followNpm } from './follow-npm.ts';
+import { followLauncher, relaunchWithV8Flags } from './relaunch.ts';
 
-// `start`, `worker` and `gateway` host gateways; the other commands are too short for it to matter.
-tuneJitForBacktests();
+/**
+ * The `hindsight` command line (bin/hindsight.js runs this file): every command with its flags. A
+ * command's code is imported only when that command runs, so `--help` and `--version` load none of
+ * the platform, gateway or importers, and each command loads only the packages it uses.
+ */
+
+// A relaunched child follows its launcher; any other process, when npm started it, follows npm.
+if (!followLauncher()) followNpm();
+
+/** An action that imports its command's module when the command runs. */
+const lazy =
+  <Args extends unknown[]>(load: () => Promise<(...args: Args) => Promise<void>>) =>
+  async (...args: Args) =>
+    (await load())(...args);
+
+/** `start`, `worker` and `gateway` host gateways: V8 is tuned for them before their code loads. */
+const hosting =
+  <Args extends unknown[]>(load: () => Promise<(...args: Args) => Promise<void>>) =>
+  async (...args: Args) => {
+    tuneJitForBacktests();
+    return (await load())(...args);
+  };
 
 const program = new Command()
   .name('hindsight')
@@ -46,7 +60,7 @@ storageOptions(
   .addOption(
     new Option('--admin-password <password>', "the admin user's password").env('HINDSIGHT_ADMIN_PASSWORD'),
   )
-  .action(runStart);
+  .action(hosting(async () => (await import('./commands/start.ts')).runStart));
 
 program
   .command('gateway')
@@ -54,7 +68,7 @@ program
     'run the trading gateway (configured by GATEWAY_* variables; GATEWAY_PROVIDER=simulation with ' +
       'HINDSIGHT_SCENARIO=scenario.json replays a backtest for a strategy connecting over REST and WebSocket)',
   )
-  .action(runGateway);
+  .action(hosting(async () => (await import('./commands/gateway.ts')).runGateway));
 
 storageOptions(
   program
@@ -71,7 +85,7 @@ storageOptions(
   )
   .addOption(new Option('--executor <kind>', 'local or docker (default local)').env('HINDSIGHT_EXECUTOR'))
   .addOption(new Option('--concurrency <n>', 'scenarios run at once (default 2)').env('HINDSIGHT_WORKERS'))
-  .action(runWorkerCommand);
+  .action(hosting(async () => (await import('./commands/worker.ts')).runWorkerCommand));
 
 const users = program.command('users').description('manage user accounts');
 storageOptions(
@@ -80,7 +94,7 @@ storageOptions(
     .description('create a user (embedded store: only while no server holds it)')
     .requiredOption('--email <email>', 'email address to sign in with')
     .requiredOption('--password <password>', 'password (at least 8 characters)'),
-).action(runUsersCreate);
+).action(lazy(async () => (await import('./commands/users.ts')).runUsersCreate));
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const versions = program.command('versions').description('strategy versions (container images)');
@@ -99,14 +113,21 @@ versions
   .option('--description <text>', 'description of the new version')
   .addOption(new Option('--url <url>', 'the platform (default http://127.0.0.1:8000)').env('HINDSIGHT_URL'))
   .addOption(new Option('--api-key <key>', "an API key of the strategy's owner").env('HINDSIGHT_API_KEY'))
-  .action(runVersionsPush);
+  .action(lazy(async () => (await import('./commands/versions-push.ts')).runVersionsPush));
 
 const data = program.command('data').description('manage stored market data');
+const importFormat = new Option('--format <format>', 'file format').makeOptionMandatory();
+// The list of formats lives with the importers, which only `data import` loads (its --help too).
+data.hook('preSubcommand', async (_data, command) => {
+  if (command.name() !== 'import') return;
+  const { IMPORT_FORMATS } = await import('@hindsight/marketdata/import');
+  importFormat.description = `file format: ${IMPORT_FORMATS.join(', ')}`;
+});
 data
   .command('import')
   .description('import bar or tick files (plain, .gz, .zip or .zst) into the market-data store')
   .argument('<files...>', 'files to import; all are parsed before anything is written')
-  .requiredOption('--format <format>', `file format: ${IMPORT_FORMATS.join(', ')}`)
+  .addOption(importFormat)
   .requiredOption('--symbol <symbol>', 'catalog symbol the data belongs to, e.g. F:EURUSD')
   .option('--tz <zone>', 'time zone of the timestamps (csv): UTC, +02:00 or an IANA zone')
   .option(
@@ -123,7 +144,7 @@ data
   .option('--side <bid|ask>', 'side of a one-sided bar file (dukascopy)')
   .option('--keep-empty-bars', 'keep zero-volume filler candles (dukascopy)')
   .addOption(new Option('--data-dir <dir>', 'data directory').env('HINDSIGHT_DATA_DIR'))
-  .action(runDataImport);
+  .action(lazy(async () => (await import('./commands/data-import.ts')).runDataImport));
 
 data
   .command('export')
@@ -133,6 +154,7 @@ data
   .option('--start <time>', 'inclusive start, ISO-8601 (default: the first stored bar)')
   .option('--end <time>', 'exclusive end, ISO-8601 (default: after the last stored bar)')
   .addOption(new Option('--data-dir <dir>', 'data directory').env('HINDSIGHT_DATA_DIR'))
-  .action(runDataExport);
+  .action(lazy(async () => (await import('./commands/data-export.ts')).runDataExport));
 
-await program.parseAsync(process.argv);
+// `hindsight gateway` runs in a child started with the V8 flags its gateway wants (relaunch.ts).
+if (!relaunchWithV8Flags()) await program.parseAsync(process.argv);

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openFileBarStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
+import { runSources } from './support/cli-process.ts';
 import { childrenOf, commandLine, gone } from './support/process-tree.ts';
 
 /** `hindsight gateway` as a real process: startup refusals, a whole backtest, and SIGTERM. */
@@ -15,11 +16,14 @@ const sample = fileURLToPath(
   new URL('../../../data/sample/crypto/binance_spot_BTCUSDT_1m_2024-01.csv.zst', import.meta.url),
 );
 const example = fileURLToPath(new URL('../../../examples/sma-crossover-typescript/main.ts', import.meta.url));
-const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([k]) => !k.startsWith('HINDSIGHT_') && !k.startsWith('GATEWAY_') && k !== 'RUST_LOG',
+const cleanEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('HINDSIGHT_') && !k.startsWith('GATEWAY_') && k !== 'RUST_LOG',
+    ),
   ),
-);
+  ...runSources,
+};
 
 interface Finished {
   code: number | null;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { openFileBarStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 import pg from 'pg';
-import { bin } from './support/cli-process.ts';
+import { bin, runSources } from './support/cli-process.ts';
 import { killGroup, leftovers, portIsFree, processTree } from './support/process-tree.ts';
 
 /**
@@ -21,12 +21,15 @@ import { killGroup, leftovers, portIsFree, processTree } from './support/process
  */
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const sample = join(repoRoot, 'data/sample/crypto/binance_spot_BTCUSDT_1m_2024-01.csv.zst');
-const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([k]) =>
-      !k.startsWith('HINDSIGHT_') && !k.startsWith('GATEWAY_') && k !== 'DATABASE_URL' && k !== 'RUST_LOG',
+const cleanEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !k.startsWith('HINDSIGHT_') && !k.startsWith('GATEWAY_') && k !== 'DATABASE_URL' && k !== 'RUST_LOG',
+    ),
   ),
-);
+  ...runSources,
+};
 
 interface Exit {
   code: number | null;

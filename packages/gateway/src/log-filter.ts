@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
+import type PinoPretty from 'pino-pretty';
 
 /**
  * `RUST_LOG` (trading-gateway.md: Configuration) mapped to pino: a comma-separated list of
@@ -70,7 +72,24 @@ export function levelFor(filter: LogFilter, target: string): LogLevel {
   return best === undefined ? filter.defaultLevel : (filter.targets.get(best) as LogLevel);
 }
 
-/** One pino logger per target, each at its filtered level, writing JSON lines to `destination`. */
+/**
+ * Where log lines go when the caller names no destination: on a terminal, one line a person reads
+ * (time, level, message, fields; pino-pretty, loaded only then); anywhere else (a file, a pipe, a log
+ * collector) undefined, for pino's own JSON lines on stdout.
+ */
+export function defaultLogStream(): pino.DestinationStream | undefined {
+  if (!process.stdout.isTTY) return undefined;
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  // Synchronous, so that log lines and the console's banner keep their order.
+  return pretty({
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+  });
+}
+
+/** One pino logger per target, each at its filtered level, writing to `destination` or defaultLogStream. */
 export class GatewayLoggers {
   private readonly root: Logger;
   private readonly children = new Map<string, Logger>();
@@ -79,9 +98,7 @@ export class GatewayLoggers {
     private readonly filter: LogFilter,
     destination?: pino.DestinationStream,
   ) {
-    this.root = destination
-      ? pino({ level: 'trace', base: { service: 'gateway' } }, destination)
-      : pino({ level: 'trace', base: { service: 'gateway' } });
+    this.root = pino({ level: 'trace', base: { service: 'gateway' } }, destination ?? defaultLogStream());
   }
 
   for(target: LogTarget): Logger {

@@ -100,7 +100,15 @@ describe('batch shape', () => {
     `;
     const out = execFileSync(
       process.execPath,
-      ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script],
+      [
+        '--allow-natives-syntax',
+        '--conditions=source',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        script,
+      ],
       { encoding: 'utf8' },
     );
     assert.deepEqual(JSON.parse(out), [true, true, true, true]);

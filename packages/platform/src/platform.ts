@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instrumentSeed } from '@hindsight/core';
+import { defaultLogStream } from '@hindsight/gateway';
 import { BUNDLED_SAMPLE_DIR, importBundledSample, repositoryDir } from '@hindsight/marketdata/import';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -233,7 +234,7 @@ export async function runWorker(
   }
   const { database, ctx } = await openPlatform(settings, options);
   try {
-    const log = pino({ level: options.logLevel ?? 'info' });
+    const log = pino({ level: options.logLevel ?? 'info' }, defaultLogStream());
     const worker = await startWorker({
       ctx,
       runner: settings.runner,

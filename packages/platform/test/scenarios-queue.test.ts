@@ -76,7 +76,7 @@ describe('scenario queue across processes (postgres)', () => {
     const id = ids[0] as string;
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
+      child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', workerScript], {
         env: {
           ...process.env,
           DATABASE_URL: store.databaseUrl,

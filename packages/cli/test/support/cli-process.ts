@@ -4,11 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * Every CLI process a test starts runs the code under test, the TypeScript sources, as the test
+ * itself does (`--conditions=source` picks them in package.json's exports, tsx's loader runs them):
+ * through NODE_OPTIONS, so that `npm start` and `npx hindsight` and the gateway's relaunched child
+ * run them too. The shipped bin otherwise runs the compiled dist/, which may lag the sources.
+ */
+export const runSources = {
+  NODE_OPTIONS:
+    `${process.env.NODE_OPTIONS ?? ''} --conditions=source --import=${import.meta.resolve('tsx')}`.trim(),
+};
+
 /** The `hindsight` command as a real child process, with an environment free of HINDSIGHT_* settings. */
 export const bin = fileURLToPath(new URL('../../bin/hindsight.js', import.meta.url));
-export const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith('HINDSIGHT_') && k !== 'DATABASE_URL'),
-);
+export const cleanEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('HINDSIGHT_') && k !== 'DATABASE_URL'),
+  ),
+  ...runSources,
+};
 
 export interface Finished {
   code: number | null;

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { defaultLogStream } from '@hindsight/gateway';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -52,7 +53,9 @@ export async function buildServer(
   options: ServerOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: options.logLevel ?? 'info' },
+    logger: { level: options.logLevel ?? 'info', stream: defaultLogStream() },
+    // One line per request only at debug (the onResponse hook below), not two at info.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler,
@@ -63,6 +66,14 @@ export async function buildServer(
   registerAuthentication(app, ctx);
   registerOwnedResource(app);
   registerJsonBodyParser(app);
+  if (app.log.level === 'debug' || app.log.level === 'trace') {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
+        'request',
+      );
+    });
+  }
 
   await app.register(swagger, {
     openapi: {
