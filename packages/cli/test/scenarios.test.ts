@@ -48,7 +48,7 @@ async function runScenario(url: string, key: string, extraEnv: Record<string, st
   const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, scenarioBody(versionId));
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const id = created.body.data.scenarioId;
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 600_000; // bounds for a loaded machine, not expectations
   let scenario = created.body.data;
   while (!['COMPLETE', 'FAILED', 'CANCELLED'].includes(scenario.state) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -103,7 +103,7 @@ async function slowScenarioRunning() {
     endTime: '2024-02-01T00:00:00Z',
   });
   const id = created.body.data.scenarioId;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 300_000;
   while ((await api('GET', `/v1/scenarios/${id}`)).body.data.state !== 'RUNNING') {
     assert.ok(Date.now() < deadline, 'the scenario started');
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -46,7 +46,7 @@ for (const backend of storageBackends().slice(0, 1)) {
       });
       assert.equal(created.status, 201, created.text);
       const id = created.body.data.scenarioId;
-      const deadline = Date.now() + 180_000;
+      const deadline = Date.now() + 300_000;
       let scenario = created.body.data;
       while (!['COMPLETE', 'FAILED', 'CANCELLED'].includes(scenario.state) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 250));

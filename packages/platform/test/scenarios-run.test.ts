@@ -42,7 +42,7 @@ async function waitFor(
   key: string,
   id: string,
   done: (scenario: { state: string }) => boolean,
-  timeoutMs = 120_000,
+  timeoutMs = 300_000,
 ) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -283,7 +283,7 @@ for (const backend of storageBackends().slice(0, 1)) {
         .api.post(`${scenariosOf(run.strategyId)}/${id}/cancel`, { key: run.owner.key });
       assert.equal(cancelled.status, 200);
       assert.equal(cancelled.body.data.state, 'CANCELLED');
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 60_000;
       while (worker.active > 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(worker.active, 0, 'the run was stopped');
