@@ -27,11 +27,6 @@ const CANDLE_EVENT = `candle_${TIMEFRAME}`;
 // Quantities and prices stay decimal strings end to end; only the indicator parses closes to numbers.
 const POSITIVE_DECIMAL = /^(?=.*[1-9])[0-9]+(\.[0-9]+)?$/;
 
-// How long the event loop keeps turning while it waits for the gateway (see `WaitSpin`): after an
-// ack, and after an order, which the gateway runs before it answers.
-const WAIT_SPIN_MS = 0.2;
-const CALL_SPIN_MS = 1;
-
 // The gateway's retry advice: 500 ms doubling up to 30 s with full jitter, at most 5 attempts or
 // 60 s in all; only these codes are worth retrying (a lost socket ends the strategy).
 const RETRYABLE_CODES = new Set(['RATE_LIMITED', 'PROVIDER_UNAVAILABLE', 'PROVIDER_ERROR']);
@@ -139,10 +134,7 @@ class Gateway {
     { resolve: (body: unknown) => void; reject: (error: GatewayError) => void; timer: NodeJS.Timeout }
   >();
 
-  constructor(
-    private readonly ws: WebSocket,
-    private readonly spin: WaitSpin,
-  ) {}
+  constructor(private readonly ws: WebSocket) {}
 
   private call<T>(method: string, path: string, body: unknown): Promise<T> {
     const id = `${RUN_ID}-r${++this.calls}`;
@@ -161,7 +153,6 @@ class Gateway {
       );
       this.pending.set(id, { resolve: resolve as (body: unknown) => void, reject, timer });
       this.ws.send(JSON.stringify({ type: 'request', request_id: id, method, path, body }));
-      this.spin.startCall(); // the gateway answers as soon as it has run the call
     });
   }
 
@@ -232,67 +223,6 @@ class Gateway {
         backoffMs = Math.min(backoffMs * 2, 30_000);
       }
     }
-  }
-}
-
-/**
- * Keeps the event loop turning for up to WAIT_SPIN_MS after the strategy has sent something the
- * gateway answers at once (an ack, an order), instead of letting the process sleep until the answer
- * wakes it. On a virtual machine, waking a sleeping process costs tens of microseconds, as much as
- * a bar's whole round trip; a chain of `setImmediate` makes Node poll its sockets without blocking.
- * A backtest's gateway answers within microseconds, so the spin rarely runs its full length. When
- * answers come later than the spin (a busy machine), it halves, stops under 10 us and tries again
- * every 128 waits, so a strategy never burns a core that the gateway or another run needs.
- */
-class WaitSpin {
-  private limit = WAIT_SPIN_MS;
-  private waiting = false;
-  private until = 0;
-  private turning = false;
-  private waitsWithout = 0;
-  /** Whether this wait teaches the limit (acks do; an order's answer takes the gateway's work). */
-  private adaptive = true;
-  private readonly turn = () => {
-    if (this.waiting && performance.now() < this.until) {
-      setImmediate(this.turn);
-      return;
-    }
-    this.turning = false;
-    if (!this.waiting) return;
-    this.waiting = false;
-    if (this.adaptive) this.limit = this.limit / 2 < 0.01 ? 0 : this.limit / 2; // outlasted: spin less
-  };
-
-  /** After an ack: spins up to the adaptive limit. */
-  start(): void {
-    let limit = this.limit;
-    if (limit === 0) {
-      if (++this.waitsWithout < 128) return;
-      this.waitsWithout = 0;
-      limit = WAIT_SPIN_MS;
-    }
-    this.spin(limit, true);
-  }
-
-  /** After an order: spins up to CALL_SPIN_MS while spinning is on at all, and learns nothing. */
-  startCall(): void {
-    if (this.limit > 0) this.spin(CALL_SPIN_MS, false);
-  }
-
-  /** The answer arrived: stop at the next turn, and spin as long as allowed next time. */
-  stop(): void {
-    if (!this.waiting) return;
-    this.waiting = false;
-    if (this.adaptive) this.limit = WAIT_SPIN_MS;
-  }
-
-  private spin(limit: number, adaptive: boolean): void {
-    this.waiting = true;
-    this.adaptive = adaptive;
-    this.until = performance.now() + limit;
-    if (this.turning) return;
-    this.turning = true;
-    setImmediate(this.turn);
   }
 }
 
@@ -385,8 +315,7 @@ function main(): void {
     headers: config.apiKey ? { 'X-API-Key': config.apiKey } : {},
     perMessageDeflate: false, // small JSON events: compressing them costs more than it saves
   });
-  const spin = new WaitSpin();
-  const gateway = new Gateway(ws, spin);
+  const gateway = new Gateway(ws);
   const strategy = new SmaCrossover(gateway, config.symbol, config.quantity);
   console.log(
     `trading ${config.symbol} on ${TIMEFRAME} candles, SMA(${FAST_PERIOD})/SMA(${SLOW_PERIOD}), ${config.quantity} per order`,
@@ -457,7 +386,6 @@ function main(): void {
     handling = false;
     if (processed.length > 0 && ws.readyState === WebSocket.OPEN) {
       ws.send(eventAck(processed, lastSeq));
-      spin.start(); // the next bar follows at once
     }
   };
 
@@ -469,8 +397,8 @@ function main(): void {
       return fail(error);
     }
     // A call's answer settles it at once (the event being handled awaits it); its own events came
-    // first and wait in the inbox. While a call is out, only its answer ends the spin.
-    if (gateway.answer(event) || !gateway.calling) spin.stop();
+    // first and wait in the inbox.
+    gateway.answer(event);
     // The ack sent behind a call ran after it, and drained everything up to its answer (a retry's
     // answer drained nothing: its events and the next bar are acknowledged as usual).
     const answered = event.type === 'response' || (event.type === 'error' && event.details?.request_id);
