@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TradeBarBatch } from '@hindsight/core';
+import { Dec, type TradeBarBatch } from '@hindsight/core';
 import { type Candle, type EngineEvent, type EngineInstrument, SimulationEngine } from '@hindsight/engine';
 import { BarStore, MemoryObjectStore, ReplayReader } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
@@ -29,6 +29,9 @@ const COSTS = {
 } as const;
 
 type Strategy = 'idle' | 'sma' | 'brackets';
+
+/** The strategies' order sizes, made once as an in-process strategy would. */
+const UNITS = { half: new Dec('0.5'), one: new Dec('1'), two: new Dec('2') };
 
 async function btcBars(): Promise<TradeBarBatch> {
   const files = MONTHS.map((m) => join(SAMPLE, `binance_spot_BTCUSDT_1m_${m}.csv.zst`));
@@ -116,13 +119,14 @@ async function runBtc(
         if (open) engine.closePosition(open.id);
         else {
           const buy = (bars / 100) % 2 === 1;
-          engine.submitOrder({
+          engine.submit({
             symbol: 'C:BTCUSD',
             side: buy ? 'BUY' : 'SELL',
-            quantity: '0.5',
+            quantity: UNITS.half,
             order_type: 'MARKET',
-            stop_loss: (close * (buy ? 0.995 : 1.005)).toFixed(2),
-            take_profit: (close * (buy ? 1.005 : 0.995)).toFixed(2),
+            time_in_force: 'GTC',
+            stop_loss: new Dec((close * (buy ? 0.995 : 1.005)).toFixed(2)),
+            take_profit: new Dec((close * (buy ? 1.005 : 0.995)).toFixed(2)),
           });
         }
         onEvents(engine.drain());
@@ -130,11 +134,12 @@ async function runBtc(
       }
       const target = signal.push(close);
       if (target === 0 || target === position) continue;
-      engine.submitOrder({
+      engine.submit({
         symbol: 'C:BTCUSD',
         side: target > 0 ? 'BUY' : 'SELL',
-        quantity: position === 0 ? '0.5' : '1',
+        quantity: position === 0 ? UNITS.half : UNITS.one,
         order_type: 'MARKET',
+        time_in_force: 'GTC',
       });
       position = target;
       onEvents(engine.drain());
@@ -211,11 +216,12 @@ async function runYear(
       const state = signals.get(bar.symbol) as { signal: Crossover; position: number };
       const target = state.signal.push(bar.priceNumber('close'));
       if (target === 0 || target === state.position) continue;
-      engine.submitOrder({
+      engine.submit({
         symbol: bar.symbol,
         side: target > 0 ? 'BUY' : 'SELL',
-        quantity: state.position === 0 ? '1' : '2',
+        quantity: state.position === 0 ? UNITS.one : UNITS.two,
         order_type: 'MARKET',
+        time_in_force: 'GTC',
       });
       state.position = target;
       onEvents(engine.drain());

@@ -17,38 +17,45 @@ import { add, scaledOf, scaledText } from './account/scaled-decimal.ts';
 import { TickQuote } from './account/tick-quote.ts';
 import { type Candle, CandleAggregator } from './candles/candle-aggregator.ts';
 import { EventOutbox } from './event-outbox.ts';
+import { flatText } from './flat-text.ts';
 import { isoTime } from './iso-time.ts';
 import { type FillIntent, InstrumentMatcher, type RestingOrder } from './matching/instrument-matcher.ts';
 import { type CommissionSettings, commissionFor, ZERO_COMMISSION } from './models/commission.ts';
 import { type FundingSettings, fundingAmount, rolloversBetween } from './models/funding.ts';
-import { effectiveLeverage, MAX_LEVERAGE } from './models/margin.ts';
+import { effectiveLeverage } from './models/margin.ts';
 import { applySlippage, NO_SLIPPAGE, type SlippageSettings } from './models/slippage.ts';
-import { type ExitLeg, OrderLinks } from './orders/order-links.ts';
 import {
-  type OrderRequestRules,
-  type ParsedOrderRequest,
-  validateModifyOrderRequest,
-  validateOrderRequest,
-} from './orders/order-request.ts';
+  type CancelOutcome,
+  type ClosePosition,
+  type Denial,
+  deny,
+  type ExitLegsOutcome,
+  type ExitLegView,
+  type FieldIssue,
+  type ModifyOrder,
+  type ModifyOutcome,
+  type SetExitLegs,
+  type SubmitOrder,
+  type SubmitOutcome,
+} from './orders/commands.ts';
+import { type ExitLeg, type LegKind, OrderLinks } from './orders/order-links.ts';
+import {
+  type OrderShape,
+  orderFieldIssues,
+  TRAILING_PERCENT_MESSAGE,
+  trailingDistanceTooLarge,
+} from './orders/order-rules.ts';
 import { isTerminal } from './orders/order-states.ts';
 import { OrderTable } from './orders/order-table.ts';
-import {
-  assetClassOf,
-  type OrderHandle,
-  type RejectReason,
-  type Side,
-  type Trade,
-} from './orders/order-types.ts';
+import { assetClassOf, type RejectReason, type Side, type Trade } from './orders/order-types.ts';
 import {
   lazyWireOrder,
   newOrderRecord,
   type OrderRecord,
   remainingQuantity,
-  toOrderHandle,
   withFill,
   withStatus,
 } from './orders/order-view.ts';
-import { validateClosePositionRequest, validateLegMoveRequest } from './orders/position-requests.ts';
 import { expiresAt, isImmediate } from './orders/time-in-force.ts';
 import { lazyWireTrade } from './orders/trade-view.ts';
 import {
@@ -70,13 +77,18 @@ import { type ExactSample, type SampleSource, TimeseriesSampler } from './result
 import type { CloseReason } from './results/trade-lot.ts';
 
 /**
- * Orchestration only (docs/engine.md): replays merged base bars, lets each instrument's matcher fill
+ * Orchestration (docs/engine.md): replays merged base bars, lets each instrument's matcher fill
  * resting orders, builds the subscribed candles, keeps the books, and stops at every batch of events.
- * This version handles market, limit, stop, stop-limit and trailing-stop orders, GTC/DAY/IOC/FOK,
- * post-only, brackets (exit legs placed on the entry's fill, one-cancels-other, stop first when both
- * touch in one bar, cancelled when the position closes otherwise) and client OCO groups; reduce-only,
- * margin checks and funding are wired next.
+ * It handles market, limit, stop, stop-limit and trailing-stop orders, GTC/DAY/IOC/FOK, post-only,
+ * reduce-only, margin checks, brackets (exit legs placed on the entry's fill, one-cancels-other, stop
+ * first when both touch in one bar, cancelled when the position closes otherwise), client OCO groups,
+ * funding, margin calls and stop-outs.
+ *
+ * Callers speak typed commands (`orders/commands.ts`: `submit`, `modify`, `cancel`, `closePosition`,
+ * `closeAllPositions`, `setExitLegs`) and get domain outcomes: accepted, or denied with a DenialCode.
+ * The engine never sees wire JSON nor an HTTP status; the gateway's protocol module translates both.
  */
+
 /** A configuration the engine cannot run (the message says what to change). */
 export class EngineConfigError extends Error {
   constructor(message: string) {
@@ -137,33 +149,6 @@ export type EngineEvent = { type: string; timestamp: string } & Record<string, u
 
 export type AdvanceResult = { kind: 'events'; events: EngineEvent[] } | { kind: 'need-data' };
 
-export type SubmitResult =
-  | { ok: true; handle: OrderHandle; rejected?: RejectReason }
-  | { ok: false; code: string; message: string; details: unknown };
-
-/** `DELETE /v1/orders/{id}`: 404 ORDER_NOT_FOUND, 409 ORDER_NOT_MODIFIABLE for a terminal order. */
-export type CancelResult =
-  | { ok: true; order: OrderRecord }
-  | { ok: false; code: 'ORDER_NOT_FOUND' | 'ORDER_NOT_MODIFIABLE'; message: string };
-
-/** `PATCH /v1/orders/{id}`: modified in place (the id is kept, so no `previousOrderId`). */
-export type ModifyResult =
-  | { ok: true; order: OrderRecord; previousOrderId?: string }
-  | { ok: false; code: string; message: string; details?: unknown };
-
-/** `DELETE /v1/positions/{id}`: the close order's handle, or a 400/404. */
-export type ClosePositionResult = SubmitResult;
-
-export interface ExitLegView {
-  order_ids: string[];
-  trigger_price: string;
-}
-
-/** `PATCH /v1/positions/{id}`. */
-export type MoveLegsResult =
-  | { ok: true; position_id: string; stop_loss: ExitLegView | null; take_profit: ExitLegView | null }
-  | { ok: false; status: 400 | 404 | 409 | 502; code: string; message: string; details?: unknown };
-
 interface PlaceOptions {
   /** Written on the lots the fill closes (a stop-out writes `Liquidation`). */
   closeReason?: CloseReason;
@@ -222,14 +207,6 @@ export class SimulationEngine {
   private readonly commission: CommissionSettings;
   private readonly slippage: SlippageSettings;
   private readonly outbox = new EventOutbox<EngineEvent>();
-  /**
-   * The request rules, made once: a closure made per call costs more than the check itself (under tsx
-   * every named closure is also given its name with `Object.defineProperty`).
-   */
-  private readonly requestRules: OrderRequestRules = {
-    knownSymbol: (symbol) => this.bySymbol.has(symbol),
-    maxLeverage: MAX_LEVERAGE,
-  };
   private readonly conversionPairs: ReadonlySet<string>;
   /** Whether any subscription asked for account_update events. */
   private readonly accountUpdates: boolean;
@@ -361,36 +338,46 @@ export class SimulationEngine {
     return this.outbox.take();
   }
 
-  submitOrder(body: unknown): SubmitResult {
-    const validation = validateOrderRequest(body, this.requestRules);
-    if (!validation.ok)
-      return { ok: false, code: validation.code, message: validation.message, details: validation.details };
-    const request = validation.order;
-    if (
-      !validation.rejectReason &&
-      this.config.positionMode === 'hedging' &&
-      request.position_id !== undefined
-    ) {
-      const bracket = this.bracketOnPositionTarget(request.position_id, request);
+  /**
+   * A new order. Denied (nothing recorded) when its fields conflict, when a hedging order's
+   * `position_id` cannot take it, or when an entry that fills at once has a bracket price already
+   * through the market. Otherwise the order is recorded: REJECTED with its reason (an unknown symbol,
+   * the margin, reduce-only, post-only, no quote for a market order), filled at once, or resting.
+   */
+  submit(command: SubmitOrder): SubmitOutcome {
+    if (trailingDistanceTooLarge(command.trailing_type, command.trailing_distance)) {
+      return deny('TRAILING_DISTANCE_TOO_LARGE', TRAILING_PERCENT_MESSAGE, {
+        field: 'trailing_distance',
+        provided: toDecimalString(command.trailing_distance as Dec),
+      });
+    }
+    const issues = orderFieldIssues(command);
+    if (issues.length > 0) return conflict(issues);
+    const state = this.bySymbol.get(command.symbol);
+    if (!state) return this.place(command, 'SYMBOL_NOT_TRADEABLE');
+    if (this.config.positionMode === 'hedging' && command.position_id !== undefined) {
+      const bracket = this.bracketOnPositionTarget(command.position_id, command);
       if (bracket) return bracket;
-      const problem = this.positionTargetProblem(request);
+      const problem = this.positionTargetProblem(command);
       if (problem) {
-        return {
-          ok: false,
-          code: 'INVALID_VALUE',
-          message: problem,
-          details: { field: 'position_id', provided: request.position_id },
-        };
+        return deny('POSITION_TARGET_MISMATCH', problem, {
+          field: 'position_id',
+          provided: command.position_id,
+        });
       }
     }
-    return this.place(request, validation.rejectReason);
+    if (command.stop_loss !== undefined || command.take_profit !== undefined) {
+      const through = this.bracketThroughMarket(state, command);
+      if (through) return through;
+    }
+    return this.place(command, null);
   }
 
   /**
    * Hedging: `position_id` names the open position an order reduces (docs/fills.md). It must be open, on
-   * the order's symbol and on the other side; otherwise the request is an INVALID_VALUE.
+   * the order's symbol and on the other side; otherwise the command is denied.
    */
-  private positionTargetProblem(request: ParsedOrderRequest): string | undefined {
+  private positionTargetProblem(request: SubmitOrder): string | undefined {
     const target = this.book.position(request.position_id as string);
     if (!target) return `position_id ${request.position_id} is not an open position.`;
     if (target.symbol !== request.symbol)
@@ -400,21 +387,76 @@ export class SimulationEngine {
     return undefined;
   }
 
+  /**
+   * The rule `setExitLegs` applies to a moved leg, applied to a new bracket: an entry that fills at
+   * once (a market order, or one marketable at the current quote) places its exit legs at once, so a
+   * stop-loss or take-profit already through the market would exit as soon as the position opens.
+   * A resting entry's legs are placed when it fills, on the entry's side of the price
+   * (`orderFieldIssues` checks them against the entry's limit or stop).
+   */
+  private bracketThroughMarket(state: InstrumentState, command: SubmitOrder): Denial | undefined {
+    if (!state.hasQuote) return undefined;
+    if (command.order_type !== 'MARKET' && !this.marketablePrice(state, command)) return undefined;
+    const exitSide: Side = command.side === 'BUY' ? 'SELL' : 'BUY';
+    for (const [leg, price] of [
+      ['stop', command.stop_loss],
+      ['take', command.take_profit],
+    ] as const) {
+      if (!price) continue;
+      const through = this.legThroughMarket(state, exitSide, leg, price);
+      if (!through) continue;
+      const field = leg === 'stop' ? 'stop_loss' : 'take_profit';
+      const quote = toDecimalString(through);
+      return deny(
+        'BRACKET_THROUGH_MARKET',
+        `${field} ${toDecimalString(price)} of a ${command.side} order that fills at once is already through the market (${exitSide === 'SELL' ? 'bid' : 'ask'} ${quote}): its exit would fill at once.`,
+        { field, provided: toDecimalString(price), facts: { market: quote } },
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * The one rule for an exit leg's trigger against the market: the current quote on the exit's side
+   * when a leg at `price` would fill at once (a stop already reached, a take-profit limit already
+   * marketable), else undefined.
+   */
+  private legThroughMarket(
+    state: InstrumentState,
+    exitSide: Side,
+    leg: LegKind,
+    price: Dec,
+  ): Dec | undefined {
+    return this.marketablePrice(state, {
+      side: exitSide,
+      order_type: leg === 'stop' ? 'STOP' : 'LIMIT',
+      limit_price: leg === 'take' ? price : null,
+      stop_price: leg === 'stop' ? price : null,
+    });
+  }
+
   /** Places a validated request: refusals, immediate fills, or a resting order. */
   private place(
-    request: ParsedOrderRequest,
+    request: SubmitOrder,
     rejectReason: RejectReason | null,
     options: PlaceOptions = {},
-  ): SubmitResult {
+  ): SubmitOutcome {
     const id = this.nextOrderId();
+    const correlationId = correlationOf(id);
     if (rejectReason) {
-      const rejected = newOrderRecord(request, { id, at: this.stamp, status: 'REJECTED', rejectReason });
+      const rejected = newOrderRecord(request, {
+        id,
+        at: this.stamp,
+        correlationId,
+        status: 'REJECTED',
+        rejectReason,
+      });
       this.orders.set(id, rejected);
       this.emitOrder('ORDER_REJECTED', rejected);
-      return { ok: true, handle: toOrderHandle(rejected), rejected: rejectReason };
+      return { ok: true, order: rejected, rejected: rejectReason };
     }
     const state = this.bySymbol.get(request.symbol) as InstrumentState;
-    let order = newOrderRecord(request, { id, at: this.stamp });
+    let order = newOrderRecord(request, { id, at: this.stamp, correlationId });
     this.orders.set(id, order);
     this.emitOrder('ORDER_CREATED', order);
     if (request.reduce_only && this.reduction(order).units.isZero())
@@ -428,19 +470,19 @@ export class SimulationEngine {
     if (request.oco_group_id) this.links.joinClientGroup(request.oco_group_id, id);
     if (request.order_type === 'MARKET') {
       this.fillNow(state, order, state.quote, options.closeReason);
-      return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
+      return { ok: true, order: this.orders.get(id) as OrderRecord };
     }
     if (quote) {
       // Marketable at submission: it trades now at the current quote (a limit gets the better price).
       this.fillNow(state, order, quote);
-      return { ok: true, handle: toOrderHandle(this.orders.get(id) as OrderRecord) };
+      return { ok: true, order: this.orders.get(id) as OrderRecord };
     }
     if (isImmediate(request.time_in_force)) {
       // IOC/FOK get one attempt, at once: nothing is marketable, so nothing fills.
-      return { ok: true, handle: toOrderHandle(this.cancelLive(id)) };
+      return { ok: true, order: this.cancelLive(id) };
     }
     order = this.addResting(state, order);
-    return { ok: true, handle: toOrderHandle(order) };
+    return { ok: true, order };
   }
 
   /**
@@ -628,7 +670,7 @@ export class SimulationEngine {
           ...(leg === 'stop' ? { stop_price: price } : { limit_price: price }),
           ...(positionId !== undefined && { position_id: positionId }),
         },
-        { id, at: this.stamp, parentOrderId: entry.id },
+        { id, at: this.stamp, correlationId: entry.correlation_id, parentOrderId: entry.id },
       );
       const open = withStatus(record, 'OPEN', this.stamp);
       this.orders.set(id, open);
@@ -678,7 +720,7 @@ export class SimulationEngine {
     state: InstrumentState,
     request: {
       side: Side;
-      order_type: ParsedOrderRequest['order_type'];
+      order_type: SubmitOrder['order_type'];
       limit_price?: Dec | null | undefined;
       stop_price?: Dec | null | undefined;
     },
@@ -700,31 +742,25 @@ export class SimulationEngine {
     }
   }
 
-  /** `DELETE /v1/orders/{id}`: cancels a live order; a terminal one is not modifiable. */
-  cancelOrder(orderId: string): CancelResult {
+  /** Cancels a live order; an unknown or terminal one is denied. */
+  cancel(orderId: string): CancelOutcome {
     const live = this.liveOrder(orderId, 'cancelled');
     return live.ok ? { ok: true, order: this.cancelLive(orderId) } : live;
   }
 
-  /** The order behind a cancel or modify: 404 when unknown, 409 when terminal. */
+  /** The order behind a cancel or modify: denied when unknown or terminal. */
   private liveOrder(
     orderId: string,
     verb: 'cancelled' | 'modified',
-  ):
-    | { ok: true; order: OrderRecord }
-    | {
-        ok: false;
-        code: 'ORDER_NOT_FOUND' | 'ORDER_NOT_MODIFIABLE';
-        message: string;
-      } {
+  ): { ok: true; order: OrderRecord } | Denial {
     const order = this.orders.get(orderId);
-    if (!order) return { ok: false, code: 'ORDER_NOT_FOUND', message: `There is no order ${orderId}.` };
+    if (!order) return deny('UNKNOWN_ORDER', `There is no order ${orderId}.`, { provided: orderId });
     if (isTerminal(order.status)) {
-      return {
-        ok: false,
-        code: 'ORDER_NOT_MODIFIABLE',
-        message: `Order ${orderId} is ${order.status}: a terminal order cannot be ${verb}.`,
-      };
+      return deny(
+        'ORDER_NOT_MODIFIABLE',
+        `Order ${orderId} is ${order.status}: a terminal order cannot be ${verb}.`,
+        { provided: orderId },
+      );
     }
     return { ok: true, order };
   }
@@ -743,47 +779,19 @@ export class SimulationEngine {
   }
 
   /**
-   * `PATCH /v1/orders/{id}`: quantity (at least the filled quantity), prices, bracket prices and the
-   * trailing distance of a live order, modified in place (docs/fills.md "Modifying orders"). A change
-   * that makes a resting order marketable trades it at once at the current quote, as a new order would;
-   * a post-only order is refused that change instead. New bracket prices on an entry whose legs are
-   * already placed move the legs too.
+   * Changes the quantity (at least the filled quantity), prices, bracket prices or trailing distance
+   * of a live order, in place (docs/fills.md "Modifying orders"); the modified order must pass the
+   * rules between its fields. A change that makes a resting order marketable trades it at once at the
+   * current quote, as a new order would; a post-only order is denied that change instead. New bracket
+   * prices on an entry whose legs are already placed move the legs too. No change: the order as it is.
    */
-  modifyOrder(orderId: string, patch: unknown): ModifyResult {
+  modify(orderId: string, changes: ModifyOrder): ModifyOutcome {
     const live = this.liveOrder(orderId, 'modified');
     if (!live.ok) return live;
     const order = live.order;
-    const validation = validateModifyOrderRequest(patch, order);
-    if (!validation.ok) return validation;
-    const changes = validation.changes;
-    const bracket = this.bracketOnPositionTarget(order.position_id, changes);
-    if (bracket) return bracket;
-    const leg = this.links.leg(orderId);
-    if (leg && changes.quantity) {
-      const held = this.protectedUnits(order.symbol, order.side, leg.positionId);
-      if (changes.quantity.gt(order.filled_quantity.plus(held))) {
-        const most = toDecimalString(order.filled_quantity.plus(held));
-        return {
-          ok: false,
-          code: 'INVALID_VALUE',
-          message: `An exit leg cannot exceed the position it protects: quantity may be at most ${most}.`,
-          details: {
-            field: 'quantity',
-            provided: (patch as Record<string, unknown>).quantity,
-            max_quantity: most,
-          },
-        };
-      }
-    }
-    if (Object.keys(changes).length === 0) {
-      return {
-        ok: false,
-        code: 'INVALID_REQUEST',
-        message:
-          'Send at least one of quantity, limit_price, stop_price, stop_loss, take_profit, trailing_distance.',
-        details: { provided: patch },
-      };
-    }
+    const refused = this.modificationProblem(order, changes);
+    if (refused) return refused;
+    if (!changesAnything(changes)) return { ok: true, order };
     const state = this.bySymbol.get(order.symbol) as InstrumentState;
     const resting = state.matcher.get(orderId);
     let next: OrderRecord = {
@@ -806,12 +814,11 @@ export class SimulationEngine {
       : undefined;
     if (quote && next.post_only) {
       const field = changes.limit_price ? 'limit_price' : 'stop_price';
-      return {
-        ok: false,
-        code: 'INVALID_VALUE',
-        message: `${field} would make this post-only order trade at once; it was left unchanged.`,
-        details: { field, provided: (patch as Record<string, unknown>)[field] },
-      };
+      return deny(
+        'POST_ONLY_WOULD_TRADE',
+        `${field} would make this post-only order trade at once; it was left unchanged.`,
+        { field, provided: toDecimalString((changes[field] ?? next[field]) as Dec) },
+      );
     }
     if (remainingQuantity(next).isZero()) next = withStatus(next, 'FILLED', this.stamp);
     this.orders.set(orderId, next);
@@ -838,6 +845,62 @@ export class SimulationEngine {
   }
 
   /**
+   * Why a live order cannot take `changes`, checked in this order: a quantity below the filled
+   * quantity, a PERCENT trailing distance of 100 or more, the modified order's fields in conflict, a
+   * bracket on an order aimed at a position, an exit leg grown beyond its position.
+   */
+  private modificationProblem(order: OrderRecord, changes: ModifyOrder): Denial | undefined {
+    if (changes.quantity?.lt(order.filled_quantity)) {
+      const filled = toDecimalString(order.filled_quantity);
+      return deny('QUANTITY_BELOW_FILLED', `quantity must be at least the filled quantity ${filled}.`, {
+        field: 'quantity',
+        provided: toDecimalString(changes.quantity),
+        facts: { filled_quantity: filled },
+      });
+    }
+    if (trailingDistanceTooLarge(order.trailing_type, changes.trailing_distance)) {
+      return deny('TRAILING_DISTANCE_TOO_LARGE', TRAILING_PERCENT_MESSAGE, {
+        field: 'trailing_distance',
+        provided: toDecimalString(changes.trailing_distance as Dec),
+      });
+    }
+    const orNull = (d: Dec | null | undefined) => d ?? undefined;
+    const merged: OrderShape = {
+      side: order.side,
+      order_type: order.order_type,
+      time_in_force: order.time_in_force,
+      quantity: changes.quantity ?? order.quantity,
+      limit_price: changes.limit_price ?? orNull(order.limit_price),
+      stop_price: changes.stop_price ?? orNull(order.stop_price),
+      stop_loss: changes.stop_loss ?? orNull(order.stop_loss),
+      take_profit: changes.take_profit ?? orNull(order.take_profit),
+      trailing_distance: changes.trailing_distance ?? orNull(order.trailing_distance),
+      trailing_type: order.trailing_type ?? undefined,
+      display_quantity: orNull(order.display_quantity),
+      reduce_only: order.reduce_only ?? undefined,
+      post_only: order.post_only ?? undefined,
+    };
+    const issues = orderFieldIssues(merged, changes);
+    if (issues.length > 0) return conflict(issues);
+    const bracket = this.bracketOnPositionTarget(order.position_id, changes);
+    if (bracket) return bracket;
+    const leg = this.links.leg(order.id);
+    if (leg && changes.quantity) {
+      const held = this.protectedUnits(order.symbol, order.side, leg.positionId);
+      const most = order.filled_quantity.plus(held);
+      if (changes.quantity.gt(most)) {
+        const max = toDecimalString(most);
+        return deny(
+          'LEG_EXCEEDS_POSITION',
+          `An exit leg cannot exceed the position it protects: quantity may be at most ${max}.`,
+          { field: 'quantity', provided: toDecimalString(changes.quantity), facts: { max_quantity: max } },
+        );
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * The one home of the rule that a hedging order with `position_id` carries no `stop_loss` or
    * `take_profit`, at submission and in a modification alike: it only reduces the position it names
    * and opens none for legs to protect (its legs would be live with nothing on their exit side).
@@ -846,13 +909,16 @@ export class SimulationEngine {
   private bracketOnPositionTarget(
     positionId: string | null | undefined,
     prices: { stop_loss?: Dec | undefined; take_profit?: Dec | undefined },
-  ): { ok: false; code: 'VALIDATION_ERROR'; message: string; details: unknown } | undefined {
+  ): Denial | undefined {
     if (this.config.positionMode !== 'hedging' || positionId === null || positionId === undefined)
       return undefined;
     if (!prices.stop_loss && !prices.take_profit) return undefined;
     const field = prices.stop_loss ? 'stop_loss' : 'take_profit';
     const message = `An order with position_id reduces that position and opens none for ${field} to protect.`;
-    return { ok: false, code: 'VALIDATION_ERROR', message, details: { errors: [{ field, message }] } };
+    return deny('BRACKET_ON_POSITION_TARGET', message, {
+      field,
+      provided: toDecimalString((prices.stop_loss ?? prices.take_profit) as Dec),
+    });
   }
 
   /** An entry's new bracket prices move the legs it has already placed. */
@@ -912,32 +978,30 @@ export class SimulationEngine {
   }
 
   /**
-   * `DELETE /v1/positions/{id}`: a reduce-only MARKET (default) or LIMIT order for the whole position or
-   * `quantity` of it. With `cancel_associated_orders` (default true) the position's exit legs and the
-   * orders aimed at it are cancelled first; otherwise legs stay and shrink with the position.
+   * Closes an open position with a reduce-only MARKET (default) or LIMIT order for the whole position
+   * or `quantity` of it. With `cancel_associated_orders` (default true) the position's exit legs and
+   * the orders aimed at it are cancelled first; otherwise legs stay and shrink with the position.
    */
-  closePosition(positionId: string, body?: unknown): ClosePositionResult {
+  closePosition(positionId: string, close: ClosePosition = FULL_CLOSE): SubmitOutcome {
     const position = this.book.position(positionId);
     if (!position) {
-      return {
-        ok: false,
-        code: 'POSITION_NOT_FOUND',
-        message: `There is no open position ${positionId}.`,
-        details: { position_id: positionId },
-      };
+      return deny('POSITION_NOT_FOUND', `There is no open position ${positionId}.`, { provided: positionId });
     }
-    const validation = validateClosePositionRequest(body, position.quantity);
-    if (!validation.ok) return validation;
-    const close = validation.close;
+    if (close.quantity?.gt(position.quantity)) {
+      const held = toDecimalString(position.quantity);
+      return deny('CLOSE_EXCEEDS_POSITION', `quantity must not exceed the position's ${held}.`, {
+        field: 'quantity',
+        provided: toDecimalString(close.quantity),
+        facts: { position_quantity: held },
+      });
+    }
     if (close.cancel_associated_orders) this.cancelAssociatedOrders(position);
-    return this.place(
-      this.closingRequest(position, close.quantity, close.order_type, close.limit_price),
-      null,
-    );
+    const limitPrice = close.order_type === 'LIMIT' ? close.limit_price : undefined;
+    return this.place(this.closingRequest(position, close.quantity, close.order_type, limitPrice), null);
   }
 
-  /** `DELETE /v1/positions`: closes every open position (of `symbol`) at market, in id order. */
-  closeAllPositions(symbol?: string): SubmitResult[] {
+  /** Closes every open position (of `symbol`) at market, in id order. */
+  closeAllPositions(symbol?: string): SubmitOutcome[] {
     return this.book.positions(symbol).map((p) => this.closePosition(p.id));
   }
 
@@ -946,7 +1010,7 @@ export class SimulationEngine {
     quantity: Dec | undefined,
     orderType: 'MARKET' | 'LIMIT',
     limitPrice?: Dec,
-  ): ParsedOrderRequest {
+  ): SubmitOrder {
     return {
       symbol: position.symbol,
       side: position.side === 'LONG' ? 'SELL' : 'BUY',
@@ -979,57 +1043,41 @@ export class SimulationEngine {
   }
 
   /**
-   * `PATCH /v1/positions/{id}`: moves the exit legs the engine placed for the position. The simulation
-   * modifies natively, so ids are kept; every resting part of a leg moves together; the stop leg moves
-   * first, then the take-profit, and a refused second move leaves the first moved. A move is refused
-   * (409, the leg left where it was) when the leg is not tracked or the new trigger is already through
-   * the market (it would fill at once). The leg is never cancelled, so 502 does not occur here.
+   * Moves the exit legs the engine placed for the position. The simulation modifies natively, so ids
+   * are kept; every resting part of a leg moves together; the stop leg moves first, then the
+   * take-profit, and a denied second move leaves the first moved. A move is denied (the leg left where
+   * it was) when the leg is not tracked or the new trigger is already through the market (it would
+   * fill at once). The leg is never cancelled, so a position is never left unprotected here.
    */
-  moveExitLegs(positionId: string, body: unknown): MoveLegsResult {
+  setExitLegs(positionId: string, legs: SetExitLegs): ExitLegsOutcome {
     const position = this.book.position(positionId);
     if (!position) {
-      return {
-        ok: false,
-        status: 404,
-        code: 'POSITION_NOT_FOUND',
-        message: `There is no open position ${positionId}.`,
-      };
+      return deny('POSITION_NOT_FOUND', `There is no open position ${positionId}.`, { provided: positionId });
     }
-    const validation = validateLegMoveRequest(body);
-    if (!validation.ok) return { status: 400, ...validation };
     const state = this.bySymbol.get(position.symbol) as InstrumentState;
     const exitSide: Side = position.side === 'LONG' ? 'SELL' : 'BUY';
     for (const [leg, price] of [
-      ['stop', validation.move.stop_loss],
-      ['take', validation.move.take_profit],
+      ['stop', legs.stop_loss],
+      ['take', legs.take_profit],
     ] as const) {
       if (!price) continue;
       const name = leg === 'stop' ? 'stop_loss' : 'take_profit';
       const ids = this.legIdsOf(position, leg);
       if (ids.length === 0) {
-        return {
-          ok: false,
-          status: 409,
-          code: 'ORDER_NOT_MODIFIABLE',
-          message: `Position ${positionId} has no ${name} leg placed by the gateway to move.`,
-          details: { leg: name },
-        };
+        return deny(
+          'EXIT_LEG_NOT_FOUND',
+          `Position ${positionId} has no ${name} leg placed by the gateway to move.`,
+          { field: name, facts: { leg: name } },
+        );
       }
-      const through = this.marketablePrice(state, {
-        side: exitSide,
-        order_type: leg === 'stop' ? 'STOP' : 'LIMIT',
-        limit_price: leg === 'take' ? price : null,
-        stop_price: leg === 'stop' ? price : null,
-      });
+      const through = this.legThroughMarket(state, exitSide, leg, price);
       if (through) {
         const quote = toDecimalString(through);
-        return {
-          ok: false,
-          status: 409,
-          code: 'ORDER_NOT_MODIFIABLE',
-          message: `The ${name} ${toDecimalString(price)} is already through the market (${quote}): the move was rejected and the original leg restored.`,
-          details: { leg: name, provided: toDecimalString(price), market: quote },
-        };
+        return deny(
+          'EXIT_LEG_THROUGH_MARKET',
+          `The ${name} ${toDecimalString(price)} is already through the market (${quote}): the move was rejected and the original leg restored.`,
+          { field: name, provided: toDecimalString(price), facts: { leg: name, market: quote } },
+        );
       }
       for (const id of ids) this.repriceLeg(id, leg, price);
     }
@@ -1069,7 +1117,7 @@ export class SimulationEngine {
   }
 
   /** A new order's margin question, at its own price or the current quote. */
-  private marginRequest(state: InstrumentState, request: ParsedOrderRequest): MarginRequest {
+  private marginRequest(state: InstrumentState, request: SubmitOrder): MarginRequest {
     return {
       symbol: request.symbol,
       side: request.side,
@@ -1279,7 +1327,7 @@ export class SimulationEngine {
     const result = this.place(this.closingRequest(position, undefined, 'MARKET'), null, {
       closeReason: 'Liquidation',
     });
-    const orderId = result.ok ? result.handle.id : null;
+    const orderId = result.ok ? result.order.id : null;
     const level = toDecimalString(levelPct.toDecimalPlaces(2, Dec.ROUND_DOWN));
     this.outbox.push({
       type: 'error',
@@ -1454,11 +1502,11 @@ export class SimulationEngine {
     });
   }
 
-  private reject(order: OrderRecord, reason: RejectReason): SubmitResult {
+  private reject(order: OrderRecord, reason: RejectReason): SubmitOutcome {
     const rejected = withStatus(order, 'REJECTED', this.stamp, reason);
     this.orders.set(order.id, rejected);
     this.emitOrder('ORDER_REJECTED', rejected);
-    return { ok: true, handle: toOrderHandle(rejected), rejected: reason };
+    return { ok: true, order: rejected, rejected: reason };
   }
 
   private emitOrder(event: string, order: OrderRecord): void {
@@ -1494,6 +1542,36 @@ export class SimulationEngine {
 }
 
 const NOTHING_FILLED: { fills: readonly FillIntent[] } = { fills: [] };
+
+/** The default close: the whole position at market, its associated orders cancelled first. */
+const FULL_CLOSE: ClosePosition = { order_type: 'MARKET', cancel_associated_orders: true };
+
+const conflict = (issues: FieldIssue[]): Denial =>
+  deny('ORDER_FIELDS_CONFLICT', issues.map((issue) => issue.message).join('; '), { issues });
+
+const MODIFIABLE_FIELDS = [
+  'quantity',
+  'limit_price',
+  'stop_price',
+  'stop_loss',
+  'take_profit',
+  'trailing_distance',
+] as const satisfies readonly (keyof ModifyOrder)[];
+
+/** Whether a modification changes any field. */
+function changesAnything(changes: ModifyOrder): boolean {
+  for (const field of MODIFIABLE_FIELDS) if (changes[field] !== undefined) return true;
+  return false;
+}
+
+/**
+ * The tracing id of an order the engine records (the spec's Gateway-assigned `correlation_id`): made
+ * from its sequence, so a rerun stamps the same ids (`ord-000000042` -> `corr-000000042`). Exit legs
+ * carry their entry's: the request that placed the entry placed them.
+ */
+function correlationOf(orderId: string): string {
+  return flatText('corr-', orderId.slice(4));
+}
 
 /** The price a `side` order trades at on `quote`: the ask for a buy, the bid for a sell. */
 const quoteOn = (quote: TickQuote, side: Side): Dec => (side === 'BUY' ? quote.ask : quote.bid);

@@ -42,6 +42,7 @@ import {
   SimulationEngine,
   type TradeLot,
 } from '../src/index.ts';
+import { order } from './support/commands.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../../data/sample/', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/engine-golden.json', import.meta.url));
@@ -152,14 +153,16 @@ async function runGolden(run: GoldenRun) {
             .times(new Dec(1).plus(new Dec(pct).div(100).times(up ? 1 : -1)))
             .toDecimalPlaces(run.priceDecimals, up ? Dec.ROUND_UP : Dec.ROUND_DOWN),
         );
-      const result = engine.submitOrder({
-        symbol,
-        side: buy ? 'BUY' : 'SELL',
-        quantity: run.quantity,
-        order_type: 'MARKET',
-        stop_loss: away(run.stopPct, !buy),
-        take_profit: away(run.targetPct, buy),
-      });
+      const result = engine.submit(
+        order({
+          symbol,
+          side: buy ? 'BUY' : 'SELL',
+          quantity: run.quantity,
+          order_type: 'MARKET',
+          stop_loss: away(run.stopPct, !buy),
+          take_profit: away(run.targetPct, buy),
+        }),
+      );
       assert.ok(result.ok && !result.rejected, JSON.stringify(result));
       onEvents(engine.drain());
     }

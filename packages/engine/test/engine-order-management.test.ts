@@ -6,6 +6,7 @@ import {
   encodeResultFiles,
   type SimulationEngine,
 } from '../src/index.ts';
+import { changes, close, legs, type OrderFields, order } from './support/commands.ts';
 import { cursorOf, engineFor, firstBatch, runAll } from './support/engine-harness.ts';
 
 /** Bars in cents, ask = bid + 0.02: the first closes at bid 100.05 / ask 100.07. */
@@ -30,29 +31,30 @@ const orderTrail = (events: EngineEvent[]) =>
       return [e.event, order.id, order.status, order.quantity, order.filled_quantity];
     });
 
-function submitted(engine: SimulationEngine, body: Record<string, unknown>): string {
-  const result = engine.submitOrder({ symbol: 'C:BTCUSD', ...body });
+function submitted(engine: SimulationEngine, fields: Omit<OrderFields, 'symbol'>): string {
+  const result = engine.submit(order({ symbol: 'C:BTCUSD', ...fields }));
   assert.ok(result.ok, JSON.stringify(result));
-  return result.handle.id;
+  return result.order.id;
 }
 
 describe('engine cancel and modify', () => {
   it('cancels a live order once; unknown ids are not found and terminal orders are not modifiable', () => {
     const engine = engineFor();
     firstBatch(engine, cursorOf([FIRST, QUIET]));
-    assert.deepEqual(engine.cancelOrder('ord-404'), {
+    assert.deepEqual(engine.cancel('ord-404'), {
       ok: false,
-      code: 'ORDER_NOT_FOUND',
+      code: 'UNKNOWN_ORDER',
       message: 'There is no order ord-404.',
+      provided: 'ord-404',
     });
     const id = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '90' });
-    const cancelled = engine.cancelOrder(id);
+    const cancelled = engine.cancel(id);
     assert.ok(cancelled.ok);
     assert.equal(cancelled.order.status, 'CANCELLED');
-    const again = engine.cancelOrder(id);
+    const again = engine.cancel(id);
     assert.equal(again.ok, false);
     assert.equal(!again.ok && again.code, 'ORDER_NOT_MODIFIABLE');
-    const modify = engine.modifyOrder(id, { limit_price: '91' });
+    const modify = engine.modify(id, changes({ limit_price: '91' }));
     assert.equal(!modify.ok && modify.code, 'ORDER_NOT_MODIFIABLE');
   });
 
@@ -61,7 +63,7 @@ describe('engine cancel and modify', () => {
     const cursor = cursorOf([FIRST, QUIET, [10000, 10000, 9900, 9950], QUIET]);
     firstBatch(engine, cursor);
     const id = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '98' });
-    const result = engine.modifyOrder(id, { limit_price: '99.5', quantity: '2' });
+    const result = engine.modify(id, changes({ limit_price: '99.5', quantity: '2' }));
     assert.ok(result.ok);
     assert.equal(result.previousOrderId, undefined, 'modified in place, not cancel-replace');
     assert.equal(result.order.id, id);
@@ -85,14 +87,14 @@ describe('engine cancel and modify', () => {
       limit_price: '99',
       post_only: true,
     });
-    const refused = engine.modifyOrder(posted, { limit_price: '101' });
-    assert.equal(!refused.ok && refused.code, 'INVALID_VALUE');
-    assert.deepEqual(!refused.ok && refused.details, { field: 'limit_price', provided: '101' });
+    const refused = engine.modify(posted, changes({ limit_price: '101' }));
+    assert.equal(!refused.ok && refused.code, 'POST_ONLY_WOULD_TRADE');
+    assert.deepEqual(!refused.ok && [refused.field, refused.provided], ['limit_price', '101']);
     assert.equal(engine.order(posted)?.limit_price?.toString(), '99', 'left unchanged');
 
     const plain = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '99' });
     engine.drain();
-    const traded = engine.modifyOrder(plain, { limit_price: '101' });
+    const traded = engine.modify(plain, changes({ limit_price: '101' }));
     assert.ok(traded.ok);
     assert.equal(traded.order.status, 'FILLED');
     // The current ask is 100.07: a buy limit moved to 101 trades there, the better price.
@@ -103,15 +105,55 @@ describe('engine cancel and modify', () => {
     );
   });
 
-  it('validates modifications: nothing to change, a zero quantity, a price the type does not use', () => {
+  it('denies modifications the order cannot take: a price its type does not use, an unknown id', () => {
     const engine = engineFor();
     firstBatch(engine, cursorOf([FIRST, QUIET]));
     const id = submitted(engine, { side: 'BUY', quantity: '1', order_type: 'LIMIT', limit_price: '90' });
-    assert.equal((engine.modifyOrder(id, {}) as { code: string }).code, 'INVALID_REQUEST');
-    assert.equal((engine.modifyOrder(id, { quantity: '0' }) as { code: string }).code, 'INVALID_VALUE');
-    assert.equal((engine.modifyOrder(id, { quantity: 2 }) as { code: string }).code, 'INVALID_VALUE');
-    assert.equal((engine.modifyOrder(id, { stop_price: '95' }) as { code: string }).code, 'VALIDATION_ERROR');
-    assert.equal((engine.modifyOrder('nope', { quantity: '1' }) as { code: string }).code, 'ORDER_NOT_FOUND');
+    engine.drain();
+    const unused = engine.modify(id, changes({ stop_price: '95' }));
+    assert.deepEqual(!unused.ok && [unused.code, unused.issues], [
+      'ORDER_FIELDS_CONFLICT',
+      [{ field: 'stop_price', message: 'stop_price is not used by LIMIT orders.' }],
+    ]);
+    assert.equal(!unused.ok && unused.message, 'stop_price is not used by LIMIT orders.');
+    const unknown = engine.modify('nope', changes({ quantity: '1' }));
+    assert.deepEqual(!unknown.ok && [unknown.code, unknown.provided], ['UNKNOWN_ORDER', 'nope']);
+    // A modification that changes nothing is the order as it is, and tells nobody.
+    const before = engine.order(id);
+    const same = engine.modify(id, changes({}));
+    assert.ok(same.ok && same.order === before);
+    assert.deepEqual(engine.drain(), []);
+  });
+
+  it('denies a quantity below the filled quantity and a PERCENT trailing distance of 100 or more', () => {
+    const engine = engineFor();
+    firstBatch(engine, cursorOf([FIRST, QUIET]));
+    const trail = submitted(engine, {
+      side: 'SELL',
+      quantity: '1',
+      order_type: 'TRAILING_STOP',
+      trailing_distance: '1',
+      trailing_type: 'PERCENT',
+    });
+    const far = engine.modify(trail, changes({ trailing_distance: '100' }));
+    assert.deepEqual(!far.ok && [far.code, far.field, far.provided, far.message], [
+      'TRAILING_DISTANCE_TOO_LARGE',
+      'trailing_distance',
+      '100',
+      'A PERCENT trailing_distance must be below 100.',
+    ]);
+    assert.ok(engine.modify(trail, changes({ trailing_distance: '99.5' })).ok);
+    const tooFar = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '1',
+        order_type: 'TRAILING_STOP',
+        trailing_distance: '100',
+        trailing_type: 'PERCENT',
+      }),
+    );
+    assert.equal(!tooFar.ok && tooFar.code, 'TRAILING_DISTANCE_TOO_LARGE');
   });
 });
 
@@ -119,13 +161,15 @@ describe('engine reduce-only and position targeting', () => {
   it('rejects a reduce-only order with nothing to reduce, and trims one larger than the position', () => {
     const engine = engineFor();
     firstBatch(engine, cursorOf([FIRST, QUIET]));
-    const refused = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '1',
-      order_type: 'MARKET',
-      reduce_only: true,
-    });
+    const refused = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '1',
+        order_type: 'MARKET',
+        reduce_only: true,
+      }),
+    );
     assert.ok(refused.ok && refused.rejected === 'REDUCE_ONLY_VIOLATED');
 
     submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
@@ -144,7 +188,7 @@ describe('engine reduce-only and position targeting', () => {
     assert.deepEqual(engine.positions(), [], 'flat, never short');
   });
 
-  it('hedging: position_id closes that position only; a wrong target is an INVALID_VALUE', () => {
+  it('hedging: position_id closes that position only; a wrong target is denied', () => {
     const engine = engineFor({ positionMode: 'hedging' });
     firstBatch(engine, cursorOf([FIRST, QUIET]));
     submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
@@ -156,22 +200,26 @@ describe('engine reduce-only and position targeting', () => {
       engine.positions().map((p) => [p.id, p.view.quantity]),
       [[second.id, '2']],
     );
-    const sameSide = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'MARKET',
-      position_id: second.id,
-    });
-    assert.equal(!sameSide.ok && sameSide.code, 'INVALID_VALUE');
-    assert.deepEqual(!sameSide.ok && sameSide.details, { field: 'position_id', provided: second.id });
-    const gone = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '1',
-      order_type: 'MARKET',
-      position_id: first.id,
-    });
+    const sameSide = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'MARKET',
+        position_id: second.id,
+      }),
+    );
+    assert.equal(!sameSide.ok && sameSide.code, 'POSITION_TARGET_MISMATCH');
+    assert.deepEqual(!sameSide.ok && [sameSide.field, sameSide.provided], ['position_id', second.id]);
+    const gone = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '1',
+        order_type: 'MARKET',
+        position_id: first.id,
+      }),
+    );
     assert.match(!gone.ok ? gone.message : '', /is not an open position/);
   });
 
@@ -194,14 +242,15 @@ describe('engine reduce-only and position targeting', () => {
     engine.drain();
     const before = engine.order(id);
     // A take-profit would place a SELL leg when the order closes A: a leg with no LONG position of its own.
-    const modify = engine.modifyOrder(id, { take_profit: '105' });
+    const modify = engine.modify(id, changes({ take_profit: '105' }));
     const message =
       'An order with position_id reduces that position and opens none for take_profit to protect.';
     assert.deepEqual(modify, {
       ok: false,
-      code: 'VALIDATION_ERROR',
+      code: 'BRACKET_ON_POSITION_TARGET',
       message,
-      details: { errors: [{ field: 'take_profit', message }] },
+      field: 'take_profit',
+      provided: '105',
     });
     assert.equal(engine.order(id), before, 'the order is unchanged');
     assert.deepEqual(engine.drain(), []);
@@ -226,7 +275,7 @@ describe('engine position close and exit legs', () => {
     order_type: 'MARKET',
     stop_loss: '95',
     take_profit: '110',
-  };
+  } as const;
 
   it('a partial close keeps the legs and shrinks them; a full close cancels them', () => {
     const engine = engineFor(ALL_UPDATES);
@@ -239,8 +288,11 @@ describe('engine position close and exit legs', () => {
     );
     const [position] = engine.positions();
     assert.ok(position);
-    const partial = engine.closePosition(position.id, { quantity: '0.5', cancel_associated_orders: false });
-    assert.ok(partial.ok && partial.handle.status === 'FILLED');
+    const partial = engine.closePosition(
+      position.id,
+      close({ quantity: '0.5', cancel_associated_orders: false }),
+    );
+    assert.ok(partial.ok && partial.order.status === 'FILLED');
     const resized = orderTrail(engine.drain()).filter((e) => e[0] === 'BRACKET_ORDER_MODIFIED');
     assert.deepEqual(
       resized.map((e) => [e[1], e[3]]),
@@ -272,33 +324,34 @@ describe('engine position close and exit legs', () => {
     });
   });
 
-  it('closes with a LIMIT that rests until reached, and validates the close body', () => {
+  it('closes with a LIMIT that rests until reached; denies an unknown position or too large a close', () => {
     const engine = engineFor();
     const cursor = cursorOf([FIRST, QUIET, [10005, 10300, 10000, 10250]]);
     firstBatch(engine, cursor);
     submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET' });
     const [position] = engine.positions();
     assert.ok(position);
-    assert.equal((engine.closePosition('pos-x') as { code: string }).code, 'POSITION_NOT_FOUND');
-    assert.equal(
-      (engine.closePosition(position.id, { quantity: '2' }) as { code: string }).code,
-      'INVALID_VALUE',
-    );
-    assert.equal(
-      (engine.closePosition(position.id, { order_type: 'LIMIT' }) as { code: string }).code,
-      'VALIDATION_ERROR',
-    );
-    assert.equal((engine.closePosition(position.id, 'all') as { code: string }).code, 'INVALID_REQUEST');
-    const close = engine.closePosition(position.id, { order_type: 'LIMIT', limit_price: '102' });
-    assert.ok(close.ok && close.handle.status === 'OPEN');
-    assert.equal(engine.order(close.handle.id)?.reduce_only, true);
+    engine.drain();
+    const unknown = engine.closePosition('pos-x');
+    assert.deepEqual(!unknown.ok && [unknown.code, unknown.provided], ['POSITION_NOT_FOUND', 'pos-x']);
+    const tooMuch = engine.closePosition(position.id, close({ quantity: '2' }));
+    assert.deepEqual(!tooMuch.ok && [tooMuch.code, tooMuch.field, tooMuch.provided, tooMuch.facts], [
+      'CLOSE_EXCEEDS_POSITION',
+      'quantity',
+      '2',
+      { position_quantity: '1' },
+    ]);
+    assert.deepEqual(engine.drain(), [], 'a denied close changes nothing');
+    const closing = engine.closePosition(position.id, close({ order_type: 'LIMIT', limit_price: '102' }));
+    assert.ok(closing.ok && closing.order.status === 'OPEN');
+    assert.equal(engine.order(closing.order.id)?.reduce_only, true);
     runAll(engine, cursor);
-    assert.equal(engine.order(close.handle.id)?.status, 'FILLED');
-    assert.equal(engine.order(close.handle.id)?.average_fill_price?.toString(), '102');
+    assert.equal(engine.order(closing.order.id)?.status, 'FILLED');
+    assert.equal(engine.order(closing.order.id)?.average_fill_price?.toString(), '102');
     assert.deepEqual(engine.positions(), []);
   });
 
-  it('moves exit legs in place; refuses a move through the market, a missing leg, a bad body', () => {
+  it('moves exit legs in place; denies a move through the market, a missing leg, an unknown position', () => {
     const engine = engineFor();
     firstBatch(engine, cursorOf([FIRST, QUIET]));
     submitted(engine, { side: 'BUY', quantity: '1', order_type: 'MARKET', stop_loss: '95' });
@@ -307,7 +360,7 @@ describe('engine position close and exit legs', () => {
     const stopId = engine.listOrders().find((o) => o.parent_order_id !== null)?.id as string;
     engine.drain();
 
-    const moved = engine.moveExitLegs(position.id, { stop_loss: '97' });
+    const moved = engine.setExitLegs(position.id, legs({ stop_loss: '97' }));
     assert.deepEqual(moved, {
       ok: true,
       position_id: position.id,
@@ -316,16 +369,18 @@ describe('engine position close and exit legs', () => {
     });
     assert.deepEqual(orderTrail(engine.drain()), [['BRACKET_ORDER_MODIFIED', stopId, 'OPEN', '1', '0']]);
 
-    const through = engine.moveExitLegs(position.id, { stop_loss: '100.5' });
-    assert.equal(!through.ok && through.status, 409);
+    const through = engine.setExitLegs(position.id, legs({ stop_loss: '100.5' }));
+    assert.deepEqual(!through.ok && [through.code, through.provided, through.facts], [
+      'EXIT_LEG_THROUGH_MARKET',
+      '100.5',
+      { leg: 'stop_loss', market: '100.05' },
+    ]);
     assert.equal(engine.order(stopId)?.stop_price?.toString(), '97', 'the original leg is kept');
-    const missing = engine.moveExitLegs(position.id, { take_profit: '120' });
-    assert.equal(!missing.ok && missing.status, 409);
-    const neither = engine.moveExitLegs(position.id, {});
-    assert.equal(!neither.ok && neither.status, 400);
-    assert.equal(!neither.ok && neither.code, 'INVALID_REQUEST');
-    const unknown = engine.moveExitLegs('pos-x', { stop_loss: '90' });
-    assert.equal(!unknown.ok && unknown.status, 404);
+    const missing = engine.setExitLegs(position.id, legs({ take_profit: '120' }));
+    assert.equal(!missing.ok && missing.code, 'EXIT_LEG_NOT_FOUND');
+    const unknown = engine.setExitLegs('pos-x', legs({ stop_loss: '90' }));
+    assert.equal(!unknown.ok && unknown.code, 'POSITION_NOT_FOUND');
+    assert.deepEqual(orderTrail(engine.drain()), [], 'denied moves change nothing');
   });
 
   it('a reversal cancels the legs of the position it closed', () => {

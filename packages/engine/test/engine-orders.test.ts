@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec } from '@hindsight/core';
 import type { EngineEvent } from '../src/index.ts';
+import { order } from './support/commands.ts';
 import { cursorOf, engineFor, firstBatch, MINUTE, runAll } from './support/engine-harness.ts';
 
 const orderEvents = (events: EngineEvent[]) =>
@@ -21,13 +22,15 @@ describe('engine orders at submission and time in force', () => {
     ]);
     firstBatch(engine, cursor);
     // Current ask 100.07; a buy limit at 101 trades now at 100.07.
-    const result = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'LIMIT',
-      limit_price: '101',
-    });
+    const result = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'LIMIT',
+        limit_price: '101',
+      }),
+    );
     assert.ok(result.ok);
     assert.deepEqual(orderEvents(engine.drain()), [
       ['ORDER_CREATED', null],
@@ -44,16 +47,18 @@ describe('engine orders at submission and time in force', () => {
         [10005, 10010, 10000, 10005],
       ]),
     );
-    const result = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '1',
-      order_type: 'LIMIT',
-      limit_price: '99',
-      post_only: true,
-    });
+    const result = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '1',
+        order_type: 'LIMIT',
+        limit_price: '99',
+        post_only: true,
+      }),
+    );
     assert.ok(result.ok && result.rejected === 'POST_ONLY_VIOLATED');
-    assert.equal(engine.order(result.handle.id)?.status, 'REJECTED');
+    assert.equal(engine.order(result.order.id)?.status, 'REJECTED');
   });
 
   it('cancels an IOC that cannot trade at once and fills a marketable FOK whole', () => {
@@ -65,26 +70,30 @@ describe('engine orders at submission and time in force', () => {
         [10005, 10010, 10000, 10005],
       ]),
     );
-    const ioc = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'LIMIT',
-      limit_price: '99',
-      time_in_force: 'IOC',
-    });
+    const ioc = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'LIMIT',
+        limit_price: '99',
+        time_in_force: 'IOC',
+      }),
+    );
     assert.ok(ioc.ok);
-    assert.equal(engine.order(ioc.handle.id)?.status, 'CANCELLED');
-    const fok = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '2',
-      order_type: 'LIMIT',
-      limit_price: '99',
-      time_in_force: 'FOK',
-    });
+    assert.equal(engine.order(ioc.order.id)?.status, 'CANCELLED');
+    const fok = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '2',
+        order_type: 'LIMIT',
+        limit_price: '99',
+        time_in_force: 'FOK',
+      }),
+    );
     assert.ok(fok.ok);
-    assert.equal(engine.order(fok.handle.id)?.status, 'FILLED');
+    assert.equal(engine.order(fok.order.id)?.status, 'FILLED');
   });
 
   it('rests a limit until a bar reaches it, and expires a DAY order at the crypto session end', () => {
@@ -98,21 +107,25 @@ describe('engine orders at submission and time in force', () => {
       [9965, 9970, 9960, 9965], // 00:00 next day
     ]);
     firstBatch(engine, cursor);
-    const gtc = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '1',
-      order_type: 'LIMIT',
-      limit_price: '100.06',
-    });
-    const day = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'LIMIT',
-      limit_price: '90',
-      time_in_force: 'DAY',
-    });
+    const gtc = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '1',
+        order_type: 'LIMIT',
+        limit_price: '100.06',
+      }),
+    );
+    const day = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'LIMIT',
+        limit_price: '90',
+        time_in_force: 'DAY',
+      }),
+    );
     assert.ok(gtc.ok && day.ok);
     engine.drain();
     const events: EngineEvent[] = [];
@@ -123,11 +136,11 @@ describe('engine orders at submission and time in force', () => {
     }
     events.push(...engine.endOfData());
     // The sell limit at 100.06 is reached by the 23:56 bar (bid high 100.06) and fills at its limit.
-    assert.equal(engine.order(gtc.handle.id)?.status, 'FILLED');
-    assert.equal(engine.order(gtc.handle.id)?.average_fill_price?.toString(), '100.06');
+    assert.equal(engine.order(gtc.order.id)?.status, 'FILLED');
+    assert.equal(engine.order(gtc.order.id)?.average_fill_price?.toString(), '100.06');
     assert.ok(events.some((e) => e.type === 'position' && e.event === 'POSITION_OPENED'));
     // The DAY buy limit never fills and expires at 00:00 UTC.
-    assert.equal(engine.order(day.handle.id)?.status, 'EXPIRED');
+    assert.equal(engine.order(day.order.id)?.status, 'EXPIRED');
     const expired = events.find((e) => e.type === 'order' && e.event === 'ORDER_EXPIRED');
     assert.ok(expired, 'an ORDER_EXPIRED event');
     assert.equal((expired.order as { updated_at: string }).updated_at, '2024-01-02T00:00:00.000Z');
@@ -135,7 +148,7 @@ describe('engine orders at submission and time in force', () => {
 });
 
 describe('engine brackets and one-cancels-other', () => {
-  const entry = { symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' };
+  const entry = { symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' } as const;
 
   it('places exit legs on the entry fill and assumes the stop first when a bar touches both', () => {
     const engine = engineFor();
@@ -146,11 +159,11 @@ describe('engine brackets and one-cancels-other', () => {
       [10000, 10010, 9990, 10000],
     ]);
     firstBatch(engine, cursor);
-    const result = engine.submitOrder({ ...entry, stop_loss: '95', take_profit: '105' });
+    const result = engine.submit(order({ ...entry, stop_loss: '95', take_profit: '105' }));
     assert.ok(result.ok);
     const created = engine.drain().filter((e) => e.event === 'BRACKET_ORDER_CREATED');
     assert.equal(created.length, 2);
-    assert.ok(created.every((e) => e.parent_order_id === result.handle.id));
+    assert.ok(created.every((e) => e.parent_order_id === result.order.id));
     const [stopLeg, takeLeg] = created.map((e) => (e.order as { id: string; order_type: string }).id);
     const events = runAll(engine, cursor);
     assert.equal(engine.order(stopLeg as string)?.status, 'FILLED');
@@ -170,7 +183,7 @@ describe('engine brackets and one-cancels-other', () => {
       [10500, 10510, 10490, 10500],
     ]);
     firstBatch(engine, cursor);
-    const first = engine.submitOrder({ ...entry, stop_loss: '95', take_profit: '106' });
+    const first = engine.submit(order({ ...entry, stop_loss: '95', take_profit: '106' }));
     assert.ok(first.ok);
     const [stop1, take1] = engine
       .drain()
@@ -182,13 +195,13 @@ describe('engine brackets and one-cancels-other', () => {
     assert.equal(engine.order(take1 as string)?.status, 'FILLED');
     assert.equal(engine.order(stop1 as string)?.status, 'CANCELLED');
 
-    const second = engine.submitOrder({ ...entry, stop_loss: '90', take_profit: '120' });
+    const second = engine.submit(order({ ...entry, stop_loss: '90', take_profit: '120' }));
     assert.ok(second.ok);
     const legs = engine
       .drain()
       .filter((e) => e.event === 'BRACKET_ORDER_CREATED')
       .map((e) => (e.order as { id: string }).id);
-    engine.submitOrder({ symbol: 'C:BTCUSD', side: 'SELL', quantity: '1', order_type: 'MARKET' });
+    engine.submit(order({ symbol: 'C:BTCUSD', side: 'SELL', quantity: '1', order_type: 'MARKET' }));
     engine.drain();
     assert.deepEqual(
       legs.map((id) => engine.order(id)?.status),
@@ -205,17 +218,21 @@ describe('engine brackets and one-cancels-other', () => {
       [9850, 9860, 9840, 9850],
     ]);
     firstBatch(engine, cursor);
-    const low = engine.submitOrder({
-      ...entry,
-      order_type: 'LIMIT',
-      limit_price: '98.5',
-      oco_group_id: 'g1',
-    });
-    const high = engine.submitOrder({ ...entry, order_type: 'STOP', stop_price: '103', oco_group_id: 'g1' });
+    const low = engine.submit(
+      order({
+        ...entry,
+        order_type: 'LIMIT',
+        limit_price: '98.5',
+        oco_group_id: 'g1',
+      }),
+    );
+    const high = engine.submit(
+      order({ ...entry, order_type: 'STOP', stop_price: '103', oco_group_id: 'g1' }),
+    );
     assert.ok(low.ok && high.ok);
     runAll(engine, cursor);
-    assert.equal(engine.order(low.handle.id)?.status, 'FILLED');
-    assert.equal(engine.order(high.handle.id)?.status, 'CANCELLED');
+    assert.equal(engine.order(low.order.id)?.status, 'FILLED');
+    assert.equal(engine.order(high.order.id)?.status, 'CANCELLED');
   });
 });
 
@@ -240,7 +257,7 @@ describe('engine funding', () => {
     );
     firstBatch(engine, cursor);
     assert.ok(
-      engine.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '2', order_type: 'MARKET' }).ok,
+      engine.submit(order({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '2', order_type: 'MARKET' })).ok,
     );
     runAll(engine, cursor);
     // Bought 2 at the ask 100.02; funding = 2 x 100.00 (bid) x -0.365 x 3 / 365 = -0.6.
@@ -266,47 +283,55 @@ describe('engine margin', () => {
   it('refuses an order whose margin exceeds the free margin, and reports margin used', () => {
     const engine = engineAtBid100();
     // Crypto 2:1. 3000 x 100.02 = 300,060 USD needs 150,030 of margin > 100,000 of equity.
-    const tooBig = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '3000',
-      order_type: 'MARKET',
-    });
+    const tooBig = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '3000',
+        order_type: 'MARKET',
+      }),
+    );
     assert.ok(tooBig.ok && tooBig.rejected === 'INSUFFICIENT_MARGIN');
-    const fits = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1000',
-      order_type: 'MARKET',
-    });
+    const fits = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1000',
+        order_type: 'MARKET',
+      }),
+    );
     assert.ok(fits.ok && !fits.rejected);
     // 1000 long marked at the bid 100.00: 100,000 / 2 = 50,000 of margin.
     assert.equal(engine.accountView().margin_used, '50000');
     // Reversing to short 1000 frees the long's margin first, so it fits too.
-    const reverse = engine.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '2000',
-      order_type: 'MARKET',
-    });
+    const reverse = engine.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '2000',
+        order_type: 'MARKET',
+      }),
+    );
     assert.ok(reverse.ok && !reverse.rejected);
   });
 
   it('lets a netting reversal use exactly the margin its position frees, not a cent more', () => {
     const engine = engineAtBid100();
     assert.ok(
-      engine.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '1000', order_type: 'MARKET' }).ok,
+      engine.submit(order({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '1000', order_type: 'MARKET' })).ok,
     );
     // Selling frees the long's whole margin; the units beyond it sell at the bid 100.00 at 2:1, so the
     // largest reversal uses all the equity as margin: 1000 + equity x 2 / 100.00.
     const largest = new Dec(engine.accountView().equity).times(2).div(100).plus(1000);
     const sell = (quantity: Dec) =>
-      engine.submitOrder({
-        symbol: 'C:BTCUSD',
-        side: 'SELL',
-        quantity: quantity.toFixed(),
-        order_type: 'MARKET',
-      });
+      engine.submit(
+        order({
+          symbol: 'C:BTCUSD',
+          side: 'SELL',
+          quantity: quantity.toFixed(),
+          order_type: 'MARKET',
+        }),
+      );
     const over = sell(largest.plus('0.01'));
     assert.ok(over.ok && over.rejected === 'INSUFFICIENT_MARGIN');
     const exact = sell(largest);

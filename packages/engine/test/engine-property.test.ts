@@ -2,11 +2,12 @@
  * Property tests of the whole engine on the real bundled bars. Random command sequences run between
  * the batches of a replay of a few days of BTCUSDT, USDJPY (JPY-quoted: P&L, commission and funding
  * converted at the USDJPY mid) or EURUSD, in netting and hedging mode, with random commission,
- * slippage and funding: submitOrder with every order type (trailing stops ABSOLUTE and PERCENT), every
- * time in force, post-only, reduce-only, hedging `position_id`, brackets (sometimes on the wrong side:
- * a 400) and OCO groups, prices placed around the close of the last candle event and sizes up to most
- * of the free margin (margin calls, stop-outs); cancelOrder of any known id (live, terminal or
- * unknown); modifyOrder; closePosition; moveExitLegs. Each command waits a random number of batches.
+ * slippage and funding: `submit` with every order type (trailing stops ABSOLUTE and PERCENT), every
+ * time in force, post-only, reduce-only, hedging `position_id`, brackets (sometimes on the wrong side,
+ * or through the market: denied) and OCO groups, prices placed around the close of the last candle
+ * event and sizes up to most of the free margin (margin calls, stop-outs); `cancel` of any known id
+ * (live, terminal or unknown); `modify`; `closePosition`; `setExitLegs`. Each command waits a random
+ * number of batches.
  *
  * After every step (a batch of bars, or one command) the checker verifies, from the events, the bars
  * it saw and the engine's public views, independently of the engine's books:
@@ -77,6 +78,7 @@ import {
   type TradeLot,
   toWireOrder,
 } from '../src/index.ts';
+import { changes, close, legs, type OrderFields, order } from './support/commands.ts';
 
 /** Exact arithmetic for the independent books (sums and products of 60-digit values never round). */
 const Wide = Dec.clone({ precision: 2000 });
@@ -513,9 +515,9 @@ function quantityOf(ds: Dataset, qty: number, ref: Num, engine: SimulationEngine
 }
 
 /** A request body for `a`, its prices placed around `ref` (the last candle's close). */
-function orderBody(a: Submit, ds: Dataset, ref: Num, engine: SimulationEngine): Record<string, unknown> {
+function orderBody(a: Submit, ds: Dataset, ref: Num, engine: SimulationEngine): OrderFields {
   const positions = engine.positions();
-  const body: Record<string, unknown> = {
+  const body: OrderFields = {
     symbol: ds.instrument.symbol,
     side: a.side,
     quantity: quantityOf(ds, a.qty, ref, engine),
@@ -1191,15 +1193,15 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
   const positions = engine.positions();
   switch (action.kind) {
     case 'submit': {
-      const result = engine.submitOrder(orderBody(action, ds, ref, engine));
+      const result = engine.submit(order(orderBody(action, ds, ref, engine)));
       const events = engine.drain();
       checker.onEvents(events, 'submission');
       if (!result.ok) {
         assert.equal(events.length, 0, 'a 400 creates no order');
         return;
       }
-      checker.submitted(result.handle.id);
-      if (result.rejected) assert.equal(engine.order(result.handle.id)?.reject_reason, result.rejected);
+      checker.submitted(result.order.id);
+      if (result.rejected) assert.equal(engine.order(result.order.id)?.reject_reason, result.rejected);
       return;
     }
     case 'cancel': {
@@ -1207,10 +1209,10 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
       const id = known[action.pick % (known.length + 1)] ?? 'ord-999999999';
       const before = engine.order(id);
       const live = checker.isLive(id);
-      const result = engine.cancelOrder(id);
+      const result = engine.cancel(id);
       const events = engine.drain();
       checker.onEvents(events, 'submission');
-      if (!before) assert.ok(!result.ok && result.code === 'ORDER_NOT_FOUND', JSON.stringify(result));
+      if (!before) assert.ok(!result.ok && result.code === 'UNKNOWN_ORDER', JSON.stringify(result));
       else if (!live) assert.ok(!result.ok && result.code === 'ORDER_NOT_MODIFIABLE', JSON.stringify(result));
       else assert.ok(result.ok && result.order.status === 'CANCELLED', JSON.stringify(result));
       if (!result.ok) {
@@ -1224,7 +1226,7 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
       const id = live[action.pick % Math.max(1, live.length)];
       if (id === undefined) return;
       const before = engine.order(id) as OrderRecord;
-      const patch: Record<string, unknown> = {};
+      const patch: Parameters<typeof changes>[0] = {};
       if (action.qty !== null) patch.quantity = ds.quantities[action.qty % ds.quantities.length];
       if (action.off1 !== null && before.limit_price !== null)
         patch.limit_price = toDecimalString(priceAt(ds, ref, action.off1, false));
@@ -1236,7 +1238,7 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
           | string,
       );
       Object.assign(patch, bracketOf(ds, before.side, entry, action.sl, action.tp));
-      const result = engine.modifyOrder(id, patch);
+      const result = engine.modify(id, changes(patch));
       const events = engine.drain();
       checker.onEvents(events, 'submission');
       if (result.ok && patch.quantity !== undefined) checker.resized(id);
@@ -1249,7 +1251,7 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
     case 'close': {
       const position = positions[action.pick % Math.max(1, positions.length)];
       if (!position) return;
-      const body: Record<string, unknown> = {};
+      const body: Parameters<typeof close>[0] = {};
       if (action.percent !== null) {
         const part = position.quantity.times(action.percent).div(100).toDecimalPlaces(6, Dec.ROUND_DOWN);
         if (part.gt(0)) body.quantity = toDecimalString(part);
@@ -1259,17 +1261,17 @@ function runCommand(engine: SimulationEngine, checker: Checker, ds: Dataset, act
         body.limit_price = toDecimalString(priceAt(ds, ref, action.limit, false));
       }
       if (action.cancelAssociated !== null) body.cancel_associated_orders = action.cancelAssociated;
-      const result = engine.closePosition(position.id, Object.keys(body).length > 0 ? body : undefined);
+      const result = engine.closePosition(position.id, close(body));
       checker.onEvents(engine.drain(), 'submission');
       assert.ok(result.ok, JSON.stringify(result));
-      checker.submitted(result.handle.id);
+      checker.submitted(result.order.id);
       return;
     }
     case 'move': {
       const position = positions[action.pick % Math.max(1, positions.length)];
       if (!position || (action.sl === null && action.tp === null)) return;
       const exit = position.side === 'LONG' ? 'BUY' : 'SELL';
-      engine.moveExitLegs(position.id, bracketOf(ds, exit, ref, action.sl, action.tp));
+      engine.setExitLegs(position.id, legs(bracketOf(ds, exit, ref, action.sl, action.tp)));
       checker.onEvents(engine.drain(), 'submission');
       return;
     }

@@ -6,6 +6,7 @@ import { Dec, toDecimalString } from '@hindsight/core';
 import { BarStore, MemoryObjectStore, ReplayReader } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 import { type EngineEvent, encodeResultFiles, SimulationEngine } from '../src/index.ts';
+import { order } from './support/commands.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../../data/sample/crypto/', import.meta.url));
 const WINDOW = { start: Date.parse('2024-01-01T00:00:00Z'), end: Date.parse('2024-02-01T00:00:00Z') };
@@ -61,12 +62,14 @@ async function runSma(store: BarStore) {
       const target = fast > slow ? 1 : -1;
       if (target === position) continue;
       const quantity = position === 0 ? '0.5' : '1';
-      const result = engine.submitOrder({
-        symbol: 'C:BTCUSD',
-        side: target > 0 ? 'BUY' : 'SELL',
-        quantity,
-        order_type: 'MARKET',
-      });
+      const result = engine.submit(
+        order({
+          symbol: 'C:BTCUSD',
+          side: target > 0 ? 'BUY' : 'SELL',
+          quantity,
+          order_type: 'MARKET',
+        }),
+      );
       assert.ok(result.ok && !result.rejected, JSON.stringify(result));
       position = target;
       onEvents(engine.drain());

@@ -4,6 +4,7 @@ import { type BidAskBarBatch, Dec, type QuoteTickBatch, toDecimalString } from '
 import { BarStore, MemoryObjectStore, ReplayReader, TickReplay } from '@hindsight/marketdata';
 import { type EngineEvent, SimulationEngine } from '../src/index.ts';
 import { InstrumentMatcher } from '../src/matching/instrument-matcher.ts';
+import { order } from './support/commands.ts';
 
 const T0 = Date.parse('2024-03-04T10:00:00Z');
 const MINUTE = 60_000;
@@ -147,14 +148,16 @@ async function bracketRun(withTicks: boolean): Promise<{ exits: [string, string]
     events.push(...step.events);
     if (!entered) {
       entered = true;
-      const r = engine.submitOrder({
-        symbol: 'F:EURUSD',
-        side: 'BUY',
-        quantity: '10',
-        order_type: 'MARKET',
-        stop_loss: '92',
-        take_profit: '102',
-      });
+      const r = engine.submit(
+        order({
+          symbol: 'F:EURUSD',
+          side: 'BUY',
+          quantity: '10',
+          order_type: 'MARKET',
+          stop_loss: '92',
+          take_profit: '102',
+        }),
+      );
       assert.ok(r.ok && !r.rejected);
       events.push(...engine.drain());
     }

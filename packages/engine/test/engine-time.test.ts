@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type EngineConfig, SimulationEngine } from '../src/index.ts';
 import { isoTime } from '../src/iso-time.ts';
+import { changes, order } from './support/commands.ts';
 import { cursorAt, runAll } from './support/engine-harness.ts';
 
 const engine = (extra: Partial<EngineConfig> = {}) =>
@@ -45,7 +46,7 @@ describe('engine time across holes in the data', () => {
       bar('22:01', 15000, 15000, 15000, 15000),
     ]);
     e.advance(c);
-    e.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '2', order_type: 'MARKET' });
+    e.submit(order({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '2', order_type: 'MARKET' }));
     runAll(e, c);
     // 2 x 100.00 (the bid before the hole) x -0.365 x 3 / 365 = -0.6.
     assert.equal(e.accountView().balance, '99999.4');
@@ -60,13 +61,15 @@ describe('engine time across holes in the data', () => {
       bar('22:01', 10000, 10000, 10000, 10000),
     ]);
     e.advance(c);
-    e.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '2',
-      order_type: 'MARKET',
-      take_profit: '105',
-    });
+    e.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '2',
+        order_type: 'MARKET',
+        take_profit: '105',
+      }),
+    );
     runAll(e, c);
     // Bought 2 at 100.02, sold at 105: +9.96, less the 0.6 of funding at 22:00.
     assert.equal(e.accountView().balance, '100009.36');
@@ -84,17 +87,19 @@ describe('engine time across holes in the data', () => {
       ['2024-01-04T00:01:00Z', 9000, 9000, 9000, 9000],
     ]);
     e.advance(c);
-    const r = e.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'LIMIT',
-      limit_price: '95',
-      time_in_force: 'DAY',
-    });
+    const r = e.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'LIMIT',
+        limit_price: '95',
+        time_in_force: 'DAY',
+      }),
+    );
     runAll(e, c);
     assert.ok(r.ok);
-    assert.equal(e.order(r.handle.id)?.status, 'EXPIRED');
+    assert.equal(e.order(r.order.id)?.status, 'EXPIRED');
   });
 
   it('stamps events of a bar with the bar close, so updated_at never goes back', () => {
@@ -106,14 +111,16 @@ describe('engine time across holes in the data', () => {
       bar('22:00', 9000, 9000, 9000, 9000),
     ]);
     e.advance(c);
-    e.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'MARKET',
-      stop_loss: '95',
-      take_profit: '110',
-    });
+    e.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'MARKET',
+        stop_loss: '95',
+        take_profit: '110',
+      }),
+    );
     e.drain();
     const orderEvents = runAll(e, c).filter((x) => x.type === 'order');
     assert.deepEqual(
@@ -130,35 +137,39 @@ describe('engine refusals found by the property tests', () => {
   it('refuses brackets on a hedging order aimed at a position (it opens nothing to protect)', () => {
     const e = engine({ positionMode: 'hedging' });
     e.advance(cursorAt([bar('21:57', 10000, 10010, 9990, 10000), bar('21:58', 10000, 10010, 9990, 10000)]));
-    e.submitOrder({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' });
+    e.submit(order({ symbol: 'C:BTCUSD', side: 'BUY', quantity: '1', order_type: 'MARKET' }));
     const [position] = e.positions();
-    const r = e.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'SELL',
-      quantity: '1',
-      order_type: 'MARKET',
-      position_id: position?.id,
-      take_profit: '90',
-    });
-    assert.equal(!r.ok && r.code, 'VALIDATION_ERROR');
+    const r = e.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'SELL',
+        quantity: '1',
+        order_type: 'MARKET',
+        position_id: position?.id,
+        take_profit: '90',
+      }),
+    );
+    assert.equal(!r.ok && r.code, 'BRACKET_ON_POSITION_TARGET');
     assert.equal(e.positions().length, 1, 'nothing was placed');
   });
 
   it('refuses to enlarge an exit leg past its position', () => {
     const e = engine();
     e.advance(cursorAt([bar('21:57', 10000, 10010, 9990, 10000), bar('21:58', 10000, 10010, 9990, 10000)]));
-    const r = e.submitOrder({
-      symbol: 'C:BTCUSD',
-      side: 'BUY',
-      quantity: '1',
-      order_type: 'MARKET',
-      stop_loss: '90',
-    });
+    const r = e.submit(
+      order({
+        symbol: 'C:BTCUSD',
+        side: 'BUY',
+        quantity: '1',
+        order_type: 'MARKET',
+        stop_loss: '90',
+      }),
+    );
     assert.ok(r.ok);
-    const leg = e.listOrders().find((o) => o.parent_order_id === r.handle.id)?.id as string;
-    const m = e.modifyOrder(leg, { quantity: '5' });
-    assert.equal(!m.ok && m.code, 'INVALID_VALUE');
-    assert.deepEqual(!m.ok && m.details, { field: 'quantity', provided: '5', max_quantity: '1' });
+    const leg = e.listOrders().find((o) => o.parent_order_id === r.order.id)?.id as string;
+    const m = e.modify(leg, changes({ quantity: '5' }));
+    assert.equal(!m.ok && m.code, 'LEG_EXCEEDS_POSITION');
+    assert.deepEqual(!m.ok && [m.field, m.provided, m.facts], ['quantity', '5', { max_quantity: '1' }]);
     assert.equal(e.order(leg)?.quantity.toString(), '1');
   });
 });

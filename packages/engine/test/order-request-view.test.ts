@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
-import { validateOrderRequest } from '../src/orders/order-request.ts';
 import { OrderStateError } from '../src/orders/order-states.ts';
 import {
   newOrderRecord,
@@ -11,17 +10,10 @@ import {
   withFill,
   withStatus,
 } from '../src/orders/order-view.ts';
+import { order } from './support/commands.ts';
 
 const at = (iso: string) => Date.parse(iso);
-const rules = { knownSymbol: () => true, maxLeverage: '50' };
-
-function request(body: object) {
-  const result = validateOrderRequest(body, rules);
-  if (!result.ok) throw new Error(result.message);
-  return result.order;
-}
-
-const limitBuy = request({
+const limitBuy = order({
   symbol: 'F:EURUSD',
   side: 'BUY',
   quantity: '10.0',

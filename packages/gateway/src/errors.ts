@@ -63,13 +63,3 @@ export class GatewayError extends Error {
       : { code: this.code, message: this.message, details: this.details };
   }
 }
-
-/** An error result a provider answers with, turned into the registry's error. */
-export function providerFailure(failure: { code: string; message: string; details?: unknown }): GatewayError {
-  const details =
-    failure.details && typeof failure.details === 'object' && !Array.isArray(failure.details)
-      ? (failure.details as Record<string, unknown>)
-      : undefined;
-  if (isGatewayErrorCode(failure.code)) return new GatewayError(failure.code, failure.message, details);
-  return new GatewayError('PROVIDER_ERROR', failure.message, { ...details, provider_code: failure.code });
-}

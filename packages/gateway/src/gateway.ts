@@ -6,12 +6,12 @@ import { BUNDLED_SAMPLE_DIR, importBundledSample } from '@hindsight/marketdata/i
 import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { GatewayContext } from './http/context.ts';
-import { OrderIdempotency } from './http/idempotency.ts';
 import { buildGatewayServer } from './http/server.ts';
 import { GatewayLoggers } from './log-filter.ts';
 import { CircuitBreakers } from './operations/circuit-breakers.ts';
 import { GatewayMetrics } from './operations/gateway-metrics.ts';
 import { IngressRateLimit } from './operations/rate-limit.ts';
+import { OrderIdempotency } from './protocol/idempotency.ts';
 import type { Provider, RunOutcome } from './provider/provider.ts';
 import { readScenarioFile } from './provider/simulation/scenario.ts';
 import { SimulationProvider } from './provider/simulation/simulation-provider.ts';

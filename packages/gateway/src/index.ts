@@ -4,6 +4,7 @@ export * from './jit-tuning.ts';
 export * from './log-filter.ts';
 export * from './operations/circuit-breakers.ts';
 export * from './operations/rate-limit.ts';
+export * from './protocol/index.ts';
 export type * from './provider/provider.ts';
 export { instrumentDefinition, instrumentFromSymbol } from './provider/simulation/instruments.ts';
 export {

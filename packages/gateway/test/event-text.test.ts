@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Dec } from '@hindsight/core';
 import { type EngineEvent, SimulationEngine } from '@hindsight/engine';
 import { BarStore, MemoryObjectStore, ReplayReader } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
@@ -50,11 +51,12 @@ async function engineEvents(): Promise<EngineEvent[]> {
     if (step.kind === 'events') {
       events.push(...step.events);
       if (++bars % 90 === 0) {
-        engine.submitOrder({
+        engine.submit({
           symbol: 'C:BTCUSD',
           side: bars % 180 ? 'BUY' : 'SELL',
-          quantity: '0.01',
+          quantity: new Dec('0.01'),
           order_type: 'MARKET',
+          time_in_force: 'GTC',
         });
         events.push(...engine.drain());
       }

@@ -250,9 +250,8 @@ describe('gateway operations', () => {
         ['patch', '/v1/orders/ord-1'],
         ['delete', '/v1/orders/ord-1'],
       ] as const) {
-        const response = await t.api[method](path, {
-          body: method === 'post' || method === 'patch' ? ORDER : undefined,
-        });
+        const body = method === 'post' ? ORDER : method === 'patch' ? { stop_loss: '1' } : undefined;
+        const response = await t.api[method](path, { body });
         assert.equal(response.status, 429, `${method} ${path}`);
         assert.equal(response.body.code, 'RATE_LIMITED');
         assert.deepEqual(response.body.details, {
@@ -363,8 +362,9 @@ describe('gateway operations', () => {
         ['patch', '/v1/positions/p-1'],
       ] as const;
       for (const [method, path] of failing) {
+        const bracket = method === 'post' ? { ...ORDER, stop_loss: '1' } : { stop_loss: '1' };
         const response = await t.api[method](path, {
-          body: method === 'get' || method === 'delete' ? undefined : { ...ORDER, stop_loss: '1' },
+          body: method === 'get' || method === 'delete' ? undefined : bracket,
         });
         assert.equal(response.status, 502, `${method} ${path}`);
         assert.equal(response.body.code, 'PROVIDER_ERROR');
@@ -389,9 +389,8 @@ describe('gateway operations', () => {
         ['get', '/v1/quotes/S:SPY'],
         ['get', '/v1/bars/S:SPY?timeframe=1d'],
       ] as const) {
-        const response = await t.api[method](path, {
-          body: method === 'post' || method === 'patch' ? ORDER : undefined,
-        });
+        const body = method === 'post' ? ORDER : method === 'patch' ? { stop_loss: '1' } : undefined;
+        const response = await t.api[method](path, { body });
         assert.equal(response.status, 503, `${method} ${path}`);
         assert.equal(response.body.code, 'PROVIDER_UNAVAILABLE');
         assert.equal(response.body.details.circuit_breaker, 'adapter');

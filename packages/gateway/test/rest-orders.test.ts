@@ -39,7 +39,9 @@ describe('orders over REST (simulation provider)', () => {
     const response = await t.api.post('/v1/orders', { body: market('BUY', '0.05') });
     assert.equal(response.status, 201);
     assert.match(response.body.id, /^ord-/);
-    assert.equal(response.body.status, 'FILLED');
+    // The spec's state table: "The handle is returned with status PENDING"; the events and the order
+    // tell what became of it.
+    assert.equal(response.body.status, 'PENDING');
     assert.equal(response.body.client_order_id, null);
     await events;
     const kinds = strategy.events.filter((e) => e.order?.id === response.body.id).map((e) => e.event);
@@ -51,7 +53,52 @@ describe('orders over REST (simulation provider)', () => {
     const order = await t.api.get(`/v1/orders/${response.body.id}`);
     assert.equal(order.status, 200);
     assert.equal(order.body.average_fill_price, trade?.trade.price);
+    assert.equal(order.body.status, 'FILLED');
     assert.equal(order.body.created_at, '2024-01-02T00:31:00.000Z', 'orders run at the simulated time');
+    // The spec's gateway-assigned tracing id, made from the order's sequence (reruns stay identical).
+    assert.equal(order.body.correlation_id, response.body.id.replace(/^ord-/, 'corr-'));
+  });
+
+  it('refuses an unknown or misspelled field with 400 INVALID_REQUEST naming it (decision 38)', async () => {
+    const before = (await t.api.get('/v1/orders/history')).body.length;
+    const misspelled = await t.api.post('/v1/orders', {
+      body: market('BUY', '0.01', { stop_los: '10000' }),
+    });
+    assert.equal(misspelled.status, 400);
+    assert.equal(misspelled.body.code, 'INVALID_REQUEST');
+    assert.deepEqual(misspelled.body.details, { field: 'stop_los', suggestion: 'stop_loss' });
+    assert.match(misspelled.body.message, /no field "stop_los"\. Did you mean stop_loss\?/);
+    const unknown = await t.api.post('/v1/orders', { body: market('BUY', '0.01', { note: 'x' }) });
+    assert.deepEqual(
+      [unknown.status, unknown.body.code, unknown.body.details],
+      [400, 'INVALID_REQUEST', { field: 'note' }],
+    );
+    const patch = await t.api.patch('/v1/orders/ord-000000001', { body: { limit_prise: '1' } });
+    assert.deepEqual([patch.status, patch.body.details.field], [400, 'limit_prise']);
+    assert.equal((await t.api.get('/v1/orders/history')).body.length, before, 'no order was placed');
+  });
+
+  it('refuses a bracket already through the market on an order that fills at once (400 VALIDATION_ERROR)', async () => {
+    const quote = (await t.api.get('/v1/quotes/C:BTCUSD')).body;
+    // A BUY exits with a SELL stop: at or above the bid, it is already reached.
+    const through = await t.api.post('/v1/orders', { body: market('BUY', '0.01', { stop_loss: quote.bid }) });
+    assert.equal(through.status, 400);
+    assert.equal(through.body.code, 'VALIDATION_ERROR');
+    assert.equal(through.body.details.errors.length, 1);
+    assert.equal(through.body.details.errors[0].field, 'stop_loss');
+    assert.match(through.body.message, /already through the market \(bid /);
+    const wrongTake = await t.api.post('/v1/orders', {
+      body: market('SELL', '0.01', { take_profit: quote.ask }),
+    });
+    assert.deepEqual([wrongTake.status, wrongTake.body.details.errors[0].field], [400, 'take_profit']);
+  });
+
+  it("answers an undecodable URL with the ApiError, not the framework's body", async () => {
+    const response = await t.api.get('/v1/orders/%E0%A4%A');
+    assert.equal(response.status, 400);
+    assert.equal(response.body.code, 'INVALID_REQUEST');
+    assert.deepEqual(response.body.details, { path: '/v1/orders/%E0%A4%A' });
+    assert.match(response.body.message, /not a valid URL/);
   });
 
   it('returns the existing order for a repeated client_order_id and refuses a different body with 409', async () => {
@@ -62,7 +109,8 @@ describe('orders over REST (simulation provider)', () => {
       body: { ...body, quantity: '0.010', time_in_force: 'GTC' },
     });
     assert.equal(repeat.status, 200);
-    assert.deepEqual(repeat.body, first.body);
+    // A repeat answers the existing order's handle with its current status.
+    assert.deepEqual(repeat.body, { ...first.body, status: 'FILLED' });
     const conflict = await t.api.post('/v1/orders', { body: { ...body, quantity: '0.02' } });
     assert.equal(conflict.status, 409);
     assert.equal(conflict.body.code, 'ORDER_NOT_MODIFIABLE');
@@ -156,7 +204,7 @@ describe('orders over REST (simulation provider)', () => {
     const a = (await t.api.post('/v1/orders', { body: limit('30000', { oco_group_id: 'grp' }) })).body;
     const b = (await t.api.post('/v1/orders', { body: limit('30001', { oco_group_id: 'grp' }) })).body;
     const c = (await t.api.post('/v1/orders', { body: { ...limit('90000'), side: 'SELL' } })).body;
-    assert.deepEqual([a.status, b.status, c.status], ['OPEN', 'OPEN', 'OPEN']);
+    assert.deepEqual([a.status, b.status, c.status], ['PENDING', 'PENDING', 'PENDING']);
 
     const ids = (response: { body: { id: string }[] }) => response.body.map((o) => o.id);
     assert.deepEqual(ids(await t.api.get('/v1/orders')), [a.id, b.id, c.id]);

@@ -85,7 +85,7 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
       over.t.api.checkAnswer('POST', '/v1/orders', answer.status, answer.body);
       assert.equal(answer.status, 201);
       assert.equal(answer.request_id, 'buy-1');
-      assert.equal(answer.body.status, 'FILLED');
+      assert.equal(answer.body.status, 'PENDING', 'the create handle, as over HTTP');
       // The order's events came first, then its response; the ack drained only the candle.
       const ownEvents = over.client.events.filter((e) => e.seq > candleSeq).map((e) => e.event ?? e.type);
       assert.deepEqual(ownEvents.slice(0, 2), ['ORDER_CREATED', 'ORDER_FILLED']);
@@ -181,10 +181,15 @@ describe('REST calls over the WebSocket (simulation provider)', () => {
       });
       const placed = await call(t, client, 'POST', '/v1/orders', limit);
       assert.equal(placed.status, 201, JSON.stringify(placed.body));
-      assert.equal(placed.body.status, 'OPEN');
+      assert.equal(placed.body.status, 'PENDING');
       const again = await call(t, client, 'POST', '/v1/orders', limit);
       assert.equal(again.status, 200, 'a repeated client_order_id returns the existing order');
-      assert.deepEqual(again.body, placed.body);
+      assert.deepEqual(again.body, { ...placed.body, status: 'OPEN' });
+      const misspelled = await call(t, client, 'POST', '/v1/orders', { ...limit, limit_prce: '1' });
+      assert.deepEqual(
+        [misspelled.status, misspelled.body.code, misspelled.body.details.field],
+        [400, 'INVALID_REQUEST', 'limit_prce'],
+      );
       const listed = await call(t, client, 'GET', '/v1/orders?client_order_id=ws-1');
       assert.deepEqual(
         listed.body.map((o: { id: string }) => o.id),

@@ -257,7 +257,8 @@ export class MarginMonitor {
 
   /**
    * A decimal as a float, once per decimal: an order's leverage is usually the asset class's constant,
-   * and orders of one quantity text share its decimal (`orders/request-decimals.ts`).
+   * and orders of one quantity share its decimal (the gateway's parser gives one decimal per request
+   * text, its `protocol/request-decimals.ts`; an in-process strategy keeps its own).
    */
   private floatOf(decimal: Dec): number {
     let float = this.floats.get(decimal);

@@ -1,7 +1,9 @@
 /**
- * The trading gateway's order vocabulary (spec trading-gateway.md: Enums, OrderRequest, OrderHandle,
- * Order, ModifyOrderResult, Capabilities, Trade, Bar), as the JSON the gateway speaks: snake_case keys, decimals
- * as strings. OrderStatus and its state table live in `order-states.ts`.
+ * The trading gateway's order vocabulary (spec trading-gateway.md: Enums, OrderHandle, Order,
+ * ModifyOrderResult, Capabilities, Trade, Bar), as the JSON the engine's views and events are written
+ * in: snake_case keys, decimals as strings. OrderStatus and its state table live in `order-states.ts`;
+ * the commands the engine takes, in `commands.ts`; request bodies are the gateway's (its protocol
+ * module parses them into those commands).
  */
 import type { MarketId, Timeframe } from '@hindsight/core';
 import type { OrderStatus } from './order-states.ts';
@@ -55,34 +57,6 @@ export function isOneOf<T extends string>(values: readonly T[], value: unknown):
   return typeof value === 'string' && (values as readonly string[]).includes(value);
 }
 
-/** Body of `POST /v1/orders`. Conditional and optional fields may be omitted (or sent as `null`). */
-export interface OrderRequest {
-  symbol: string;
-  side: Side;
-  quantity: string;
-  order_type: OrderType;
-  /** Required for LIMIT and STOP_LIMIT. */
-  limit_price?: string;
-  /** Required for STOP and STOP_LIMIT. */
-  stop_price?: string;
-  /** Default GTC. */
-  time_in_force?: TimeInForce;
-  client_order_id?: string;
-  stop_loss?: string;
-  take_profit?: string;
-  reduce_only?: boolean;
-  post_only?: boolean;
-  oco_group_id?: string;
-  hidden?: boolean;
-  display_quantity?: string;
-  leverage?: string;
-  margin_mode?: MarginMode;
-  position_id?: string;
-  /** Required for TRAILING_STOP. */
-  trailing_distance?: string;
-  trailing_type?: TrailingType;
-}
-
 /** Response of order creation and position close. */
 export interface OrderHandle {
   id: string;
@@ -126,17 +100,6 @@ export interface Order {
   /** ISO-8601 UTC. */
   created_at: string;
   updated_at: string;
-}
-
-/** Body of `PATCH /v1/orders/{order_id}`: only non-null fields update. */
-export interface ModifyOrderRequest {
-  /** Must be >= the order's filled_quantity. */
-  quantity?: string | null;
-  limit_price?: string | null;
-  stop_price?: string | null;
-  stop_loss?: string | null;
-  take_profit?: string | null;
-  trailing_distance?: string | null;
 }
 
 export interface ModifyOrderResult {

@@ -1,7 +1,7 @@
 import { DEC_ZERO, Dec, toDecimalString } from '@hindsight/core';
 import { isoTime } from '../iso-time.ts';
+import type { SubmitOrder } from './commands.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
-import type { ParsedOrderRequest } from './order-request.ts';
 import { assertTransition, type OrderStatus } from './order-states.ts';
 import type {
   Order,
@@ -66,8 +66,8 @@ export interface NewOrderOptions {
   rejectReason?: RejectReason | null;
 }
 
-/** A new order from a valid request: PENDING (or REJECTED with its reason), nothing filled. */
-export function newOrderRecord(request: ParsedOrderRequest, options: NewOrderOptions): OrderRecord {
+/** A new order from a submission: PENDING (or REJECTED with its reason), nothing filled. */
+export function newOrderRecord(request: SubmitOrder, options: NewOrderOptions): OrderRecord {
   const status = options.status ?? 'PENDING';
   assertTransition(options.id, null, status);
   return {

@@ -53,8 +53,9 @@ const unitsByDecimal = new WeakMap<Dec, FillAmount>();
 
 /**
  * The units of a fill of `units`, read and written once per decimal: orders of the same quantity
- * text share its decimal (`orders/request-decimals.ts`), so a strategy trading one size parses and
- * writes it once (a text read and written was ~0.3 us a fill), and its lots and trades share the text.
+ * share its decimal (the gateway's parser gives one decimal per request text, its
+ * `protocol/request-decimals.ts`), so a strategy trading one size parses and writes it once (a text
+ * read and written was ~0.3 us a fill), and its lots and trades share the text.
  */
 export function fillUnitsOf(units: Dec): FillAmount {
   let known = unitsByDecimal.get(units);

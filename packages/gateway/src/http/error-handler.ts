@@ -51,6 +51,21 @@ export const notFoundError = (method: string, url: string): GatewayError =>
     `${method} ${url.split('?')[0]} is not a gateway endpoint; see /v1/openapi.json.`,
   );
 
+/**
+ * Errors Fastify's router raises before any route or hook runs (pass as the server's `frameworkErrors`
+ * option): an undecodable URL (`GET /v1/orders/%E0%A4%A`) or an over-long path parameter answers the
+ * spec's ApiError, 400 INVALID_REQUEST, instead of Fastify's own body (`FST_ERR_BAD_URL`).
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.raw.url?.split('?')[0] ?? '';
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `A path parameter of ${path} is too long (at most 200 characters).`
+      : `The path ${path} is not a valid URL: a percent-escape (%XX) does not decode to UTF-8 text.`;
+  const body = new GatewayError('INVALID_REQUEST', message, { path }).toBody();
+  reply.code(400).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { status, body } = errorAnswer(error, request.log, request.id);

@@ -6,8 +6,9 @@ import { GatewayError } from '../errors.ts';
 /**
  * Query strings and path parameters are parsed by their zod schemas; a failure is the spec's 400:
  * INVALID_REQUEST for an unknown parameter, INVALID_VALUE (with `details.field` and
- * `details.provided`) for a bad value. Bodies are documented by their schemas but validated by the
- * provider, whose validators answer INVALID_REQUEST / INVALID_VALUE / VALIDATION_ERROR per field.
+ * `details.provided`) for a bad value. Bodies are parsed by the route itself, once, through the
+ * protocol module (`protocol/`), so that a call over the socket (`route-table.ts`, which runs the
+ * handlers without Fastify's validation) reads them the same way.
  */
 const partLabel: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
 

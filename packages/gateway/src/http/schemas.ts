@@ -15,9 +15,11 @@ import { GATEWAY_ERROR_CODES, type GatewayErrorCode, gatewayErrors } from '../er
 
 /**
  * The gateway's resources as zod schemas (trading-gateway.md: Resources and their fields), written
- * once: they serialise responses and document them in openapi.json. Request bodies are documented
- * here but validated by the provider (engine validators), which answers the spec's codes
- * (INVALID_REQUEST / INVALID_VALUE / VALIDATION_ERROR with details).
+ * once: they serialise responses and document them in openapi.json. Request bodies are strict
+ * objects (decision 38: `additionalProperties: false` in the document): the protocol module
+ * (`protocol/`) takes each body's field names from its schema here, refuses any other field, and
+ * parses the values into the engine's commands with the spec's codes (INVALID_REQUEST /
+ * INVALID_VALUE / VALIDATION_ERROR with details).
  */
 const decimal = (description?: string) =>
   z
@@ -47,7 +49,7 @@ export const apiErrorSchema = z
   .meta({ id: 'ApiError' });
 
 export const orderRequestSchema = z
-  .object({
+  .strictObject({
     symbol: z.string().meta({ description: 'Provider-native, verbatim.' }),
     side: sideSchema,
     quantity: decimal('Base units, > 0.'),
@@ -73,6 +75,9 @@ export const orderRequestSchema = z
     trailing_type: trailingTypeSchema.optional(),
   })
   .meta({ id: 'OrderRequest' });
+
+/** Body of `POST /v1/orders` (conditional and optional fields may be omitted). */
+export type OrderRequest = z.input<typeof orderRequestSchema>;
 
 export const orderHandleSchema = z
   .object({ id: z.string(), status: orderStatusSchema, client_order_id: z.string().nullable() })
@@ -113,7 +118,7 @@ export const orderSchema = z
   .meta({ id: 'Order' });
 
 export const modifyOrderRequestSchema = z
-  .object({
+  .strictObject({
     quantity: decimal('Must be >= filled_quantity.').nullable().optional(),
     limit_price: nullableDecimal.optional(),
     stop_price: nullableDecimal.optional(),
@@ -165,7 +170,7 @@ export const positionSchema = z
   .meta({ id: 'Position' });
 
 export const exitLegsRequestSchema = z
-  .object({ stop_loss: decimal().optional(), take_profit: decimal().optional() })
+  .strictObject({ stop_loss: decimal().optional(), take_profit: decimal().optional() })
   .meta({ id: 'MoveExitLegsRequest', description: 'At least one of stop_loss and take_profit.' });
 
 const exitLegSchema = z
@@ -181,7 +186,7 @@ export const exitLegsResultSchema = z
   .meta({ id: 'MoveExitLegsResult' });
 
 export const closePositionRequestSchema = z
-  .object({
+  .strictObject({
     quantity: decimal('Omit for a full close.').optional(),
     order_type: z.enum(['MARKET', 'LIMIT']).optional().meta({ description: 'Default MARKET.' }),
     limit_price: decimal('Required for LIMIT.').optional(),

@@ -16,7 +16,7 @@ import { systemRoutes } from '../routes/system.ts';
 import { SocketRequests } from '../stream/socket-requests.ts';
 import type { StrategyConnection } from '../stream/strategy-connection.ts';
 import type { GatewayContext } from './context.ts';
-import { registerErrorHandler } from './error-handler.ts';
+import { frameworkErrors, registerErrorHandler } from './error-handler.ts';
 import { registerGuards } from './guards.ts';
 import { requestValidatorCompiler } from './request-validation.ts';
 import { RouteTable } from './route-table.ts';
@@ -84,6 +84,7 @@ export async function buildGatewayServer(
     // close() must not wait on sockets that will never finish (refused upgrades, idle keep-alive).
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors,
   });
   app.setValidatorCompiler(requestValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

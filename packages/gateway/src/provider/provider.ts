@@ -2,11 +2,16 @@ import type {
   AccountView,
   Bar,
   Capabilities,
+  ClosePosition,
+  Denial,
+  ModifyOrder,
   ModifyOrderResult,
   Order,
   OrderHandle,
   PositionView,
   RejectReason,
+  SetExitLegs,
+  SubmitOrder,
   Timeframe,
   Trade,
 } from '@hindsight/engine';
@@ -20,7 +25,10 @@ import type { GatewayMode } from '../settings.ts';
  * instance; routes, the WebSocket, breakers, limits and metrics never look past this interface, so a
  * paper or live provider plugs in by implementing it.
  *
- * Methods may answer synchronously or with a promise. Client errors (400, 404, 409, 422 ...) are
+ * Order and position commands arrive parsed, as the engine's typed commands (the gateway's protocol
+ * module read the body), and are answered with an `Outcome`: accepted, or denied with one of the
+ * engine's denial codes (the protocol module maps it to the spec's ApiError). Methods may answer
+ * synchronously or with a promise. Other client errors (404 on a lookup, 503 while no quote) are
  * thrown as `GatewayError`s of the registry; anything else a method throws counts as a provider
  * failure (502 PROVIDER_ERROR, and a failure for the `adapter` circuit breaker).
  */
@@ -58,10 +66,13 @@ export interface ProviderHealth {
   staleInstruments: string[];
 }
 
-/** The outcome of an accepted order request: its handle, and the reason when the provider rejected it. */
+/** A command's answer: accepted with its value, or denied (nothing changed). */
+export type Outcome<T> = { ok: true; value: T } | Denial;
+
+/** An accepted order command: the order's handle, and the reason when the provider rejected it. */
 export interface PlacedOrder {
   handle: OrderHandle;
-  rejected?: { reason: RejectReason; rejectCode: string; message: string };
+  rejected?: RejectReason;
 }
 
 export interface ExitLeg {
@@ -128,22 +139,22 @@ export interface Provider {
   /** Whether the provider trades or serves data for `symbol` (provider-native, verbatim). */
   knowsSymbol(symbol: string): boolean;
 
-  submitOrder(body: unknown): Awaitable<PlacedOrder>;
+  submitOrder(order: SubmitOrder): Awaitable<Outcome<PlacedOrder>>;
   /** Every order the provider knows, in creation order. */
   orders(): Awaitable<readonly Order[]>;
   order(orderId: string): Awaitable<Order | undefined>;
-  modifyOrder(orderId: string, body: unknown): Awaitable<ModifyOrderResult>;
-  cancelOrder(orderId: string): Awaitable<Order>;
+  modifyOrder(orderId: string, changes: ModifyOrder): Awaitable<Outcome<ModifyOrderResult>>;
+  cancelOrder(orderId: string): Awaitable<Outcome<Order>>;
 
   positions(symbol?: string): Awaitable<readonly PositionView[]>;
   position(positionId: string): Awaitable<PositionView | undefined>;
-  closePosition(positionId: string, body: unknown): Awaitable<PlacedOrder>;
+  closePosition(positionId: string, close: ClosePosition): Awaitable<Outcome<PlacedOrder>>;
   /**
    * Moves the exit legs the gateway placed. A leg that was cancelled and could not be re-established
    * is thrown as PROVIDER_ERROR with `details.unprotected: true` (the gateway then broadcasts
    * POSITION_UNPROTECTED).
    */
-  moveExitLegs(positionId: string, body: unknown): Awaitable<ExitLegsMove>;
+  moveExitLegs(positionId: string, legs: SetExitLegs): Awaitable<Outcome<ExitLegsMove>>;
 
   trades(): Awaitable<readonly Trade[]>;
   account(): Awaitable<AccountView>;

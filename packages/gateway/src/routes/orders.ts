@@ -1,5 +1,5 @@
 import { parseIsoTimestamp } from '@hindsight/core';
-import { isOneOf, isTerminal, ORDER_TYPES, type Order, TERMINAL_STATUSES } from '@hindsight/engine';
+import { isTerminal, type Order, type SubmitOrder, TERMINAL_STATUSES } from '@hindsight/engine';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -22,6 +22,14 @@ import {
   security,
   sideSchema,
 } from '../http/schemas.ts';
+import {
+  accepted,
+  createdHandle,
+  parsedOrThrow,
+  parseModifyOrderRequest,
+  parseOrderRequest,
+  rejectedError,
+} from '../protocol/index.ts';
 import type { PlacedOrder } from '../provider/provider.ts';
 
 /** Orders (trading-gateway.md: Endpoints, Orders). */
@@ -83,27 +91,22 @@ function filterOrders(orders: readonly Order[], query: ListQuery, history: boole
   return out;
 }
 
-const hasBracket = (body: unknown): boolean =>
-  !!body &&
-  typeof body === 'object' &&
-  ((body as Record<string, unknown>).stop_loss != null ||
-    (body as Record<string, unknown>).take_profit != null);
-
 export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayContext }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  const placeOrder = async (body: unknown): Promise<PlacedOrder> => {
-    const type = body && typeof body === 'object' ? (body as { order_type?: unknown }).order_type : undefined;
+  /** Places a parsed submission: refused when the provider lacks its order type, or its bracket breaker is open. */
+  const placeOrder = async (order: SubmitOrder, body: unknown): Promise<PlacedOrder> => {
+    const type = order.order_type;
     const supported = ctx.provider.capabilities().supported_order_types;
-    if (isOneOf(ORDER_TYPES, type) && !supported.includes(type)) {
+    if (!supported.includes(type)) {
       throw new GatewayError(
         'UNSUPPORTED_OPERATION',
         `The ${ctx.provider.name} provider does not support ${type} orders; supported: ${supported.join(', ')}.`,
         { order_type: type },
       );
     }
-    if (hasBracket(body)) ctx.breakers.check('exit_order');
-    const placed = await callProvider(ctx, () => ctx.provider.submitOrder(body));
+    if (order.stop_loss !== undefined || order.take_profit !== undefined) ctx.breakers.check('exit_order');
+    const placed = accepted(await callProvider(ctx, () => ctx.provider.submitOrder(order)), body);
     ctx.metrics.orderSubmitted();
     return placed;
   };
@@ -116,7 +119,7 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
         operationId: 'submitOrder',
         summary: 'Submit an order',
         description:
-          '201 with the handle of the new order. A repeated client_order_id with the same body answers 200 with the existing order (decision 19); with another body, 409. A provider rejection is 422 ORDER_REJECTED with details.reject_code, and the order is kept as REJECTED.',
+          '201 with the handle of the new order (status PENDING, as the spec gives the create response; the order events tell what became of it). The body is strict: a field OrderRequest does not list is a 400 INVALID_REQUEST naming it (decision 38). A stop_loss or take_profit already through the market on an order that fills at once is a 400 VALIDATION_ERROR. A repeated client_order_id with the same body answers 200 with the existing order (decision 19); with another body, 409. A provider rejection is 422 ORDER_REJECTED with details.reject_code, and the order is kept as REJECTED.',
         security,
         body: orderRequestSchema,
         response: {
@@ -136,8 +139,12 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
     },
     async (request, reply) => {
       refuseWhenShuttingDown(ctx);
+      // The body is read here, once: parsed into the engine's command, which everything after uses.
       const body = request.body as unknown;
-      const idempotent = ctx.idempotency.check(body);
+      const order = parsedOrThrow(
+        parseOrderRequest(body, { maxLeverage: ctx.provider.capabilities().max_leverage }),
+      );
+      const idempotent = ctx.idempotency.check(order);
       if (idempotent.kind === 'repeat') {
         const previous = await idempotent.placed;
         const current = await callProvider(ctx, () => ctx.provider.order(previous.handle.id));
@@ -149,17 +156,11 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
               : previous.handle,
           );
       }
-      const placing = placeOrder(body);
-      if (idempotent.kind === 'new') ctx.idempotency.record(idempotent.key, body, placing);
+      const placing = placeOrder(order, body);
+      if (idempotent.kind === 'new') ctx.idempotency.record(idempotent.key, order, placing);
       const placed = await placing;
-      if (placed.rejected) {
-        throw new GatewayError('ORDER_REJECTED', placed.rejected.message, {
-          reject_code: placed.rejected.rejectCode,
-          reject_reason: placed.rejected.reason,
-          order_id: placed.handle.id,
-        });
-      }
-      return reply.code(201).send(placed.handle);
+      if (placed.rejected) throw rejectedError(placed.rejected, placed.handle.id);
+      return reply.code(201).send(createdHandle(placed.handle));
     },
   );
 
@@ -216,7 +217,7 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
         operationId: 'modifyOrder',
         summary: 'Modify an open order',
         description:
-          'Only non-null fields update; quantity must be >= filled_quantity. The simulation modifies in place (the id is kept). 409 ORDER_NOT_MODIFIABLE for a terminal order.',
+          'Only non-null fields update, at least one; quantity must be >= filled_quantity. The body is strict (decision 38) and checked first (400), then the order (404 unknown, 409 ORDER_NOT_MODIFIABLE when terminal). The simulation modifies in place (the id is kept).',
         security,
         params: orderIdParams,
         body: modifyOrderRequestSchema,
@@ -233,8 +234,12 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
         },
       },
     },
-    async (request) =>
-      callProvider(ctx, () => ctx.provider.modifyOrder(request.params.order_id, request.body as unknown)),
+    async (request) => {
+      const orderId = request.params.order_id;
+      const body = request.body as unknown;
+      const changes = parsedOrThrow(parseModifyOrderRequest(body));
+      return accepted(await callProvider(ctx, () => ctx.provider.modifyOrder(orderId, changes)), body);
+    },
   );
 
   api.delete(
@@ -255,7 +260,9 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
       },
     },
     async (request) => {
-      const order = await callProvider(ctx, () => ctx.provider.cancelOrder(request.params.order_id));
+      const order = accepted(
+        await callProvider(ctx, () => ctx.provider.cancelOrder(request.params.order_id)),
+      );
       return { success: true, order };
     },
   );
@@ -287,7 +294,7 @@ export async function orderRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayC
           // An OCO sibling or bracket leg may have been cancelled by an earlier cancel of this loop.
           const current = await callProvider(ctx, () => ctx.provider.order(order.id));
           if (current && isTerminal(current.status)) continue;
-          await callProvider(ctx, () => ctx.provider.cancelOrder(order.id));
+          accepted(await callProvider(ctx, () => ctx.provider.cancelOrder(order.id)));
           cancelled++;
         } catch {
           failed.push(order.id);

@@ -16,10 +16,19 @@ import {
   positionSchema,
   security,
 } from '../http/schemas.ts';
+import {
+  accepted,
+  parseClosePositionRequest,
+  parsedOrThrow,
+  parseExitLegsRequest,
+  rejectedError,
+} from '../protocol/index.ts';
 
 /** Positions (trading-gateway.md: Endpoints, Positions; exit-leg move rules). */
 const tags = ['Positions'];
 const positionParams = z.strictObject({ position_id: z.string().min(1).max(128) });
+/** A close without a body: the whole position at market, its associated orders cancelled first. */
+const FULL_CLOSE = parsedOrThrow(parseClosePositionRequest(undefined));
 
 export async function positionRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayContext }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -88,10 +97,14 @@ export async function positionRoutes(app: FastifyInstance, { ctx }: { ctx: Gatew
       },
     },
     async (request) => {
+      const positionId = request.params.position_id;
+      const body = request.body as unknown;
+      const legs = parsedOrThrow(parseExitLegsRequest(body));
       ctx.breakers.check('exit_order');
       try {
-        const moved = await callProvider(ctx, () =>
-          ctx.provider.moveExitLegs(request.params.position_id, request.body as unknown),
+        const moved = accepted(
+          await callProvider(ctx, () => ctx.provider.moveExitLegs(positionId, legs)),
+          body,
         );
         ctx.breakers.success('exit_order');
         return moved;
@@ -105,7 +118,7 @@ export async function positionRoutes(app: FastifyInstance, { ctx }: { ctx: Gatew
                 type: 'error',
                 code: 'POSITION_UNPROTECTED',
                 message: error.message,
-                details: { ...error.details, position_id: request.params.position_id },
+                details: { ...error.details, position_id: positionId },
                 timestamp: new Date(ctx.provider.now).toISOString(),
               },
             ]);
@@ -143,17 +156,15 @@ export async function positionRoutes(app: FastifyInstance, { ctx }: { ctx: Gatew
     },
     async (request) => {
       refuseWhenShuttingDown(ctx);
-      const placed = await callProvider(ctx, () =>
-        ctx.provider.closePosition(request.params.position_id, request.body as unknown),
+      const positionId = request.params.position_id;
+      const body = request.body as unknown;
+      const close = parsedOrThrow(parseClosePositionRequest(body));
+      const placed = accepted(
+        await callProvider(ctx, () => ctx.provider.closePosition(positionId, close)),
+        body,
       );
       ctx.metrics.orderSubmitted();
-      if (placed.rejected) {
-        throw new GatewayError('ORDER_REJECTED', placed.rejected.message, {
-          reject_code: placed.rejected.rejectCode,
-          reject_reason: placed.rejected.reason,
-          order_id: placed.handle.id,
-        });
-      }
+      if (placed.rejected) throw rejectedError(placed.rejected, placed.handle.id);
       return placed.handle;
     },
   );
@@ -181,7 +192,9 @@ export async function positionRoutes(app: FastifyInstance, { ctx }: { ctx: Gatew
       const positions = await callProvider(ctx, () => ctx.provider.positions(request.query.symbol));
       const handles = [];
       for (const position of positions) {
-        const placed = await callProvider(ctx, () => ctx.provider.closePosition(position.id, undefined));
+        const placed = accepted(
+          await callProvider(ctx, () => ctx.provider.closePosition(position.id, FULL_CLOSE)),
+        );
         ctx.metrics.orderSubmitted();
         handles.push(placed.handle);
       }

@@ -1,9 +1,17 @@
-import type { AccountView, Capabilities, ModifyOrderResult, Order, PositionView } from '@hindsight/engine';
+import type {
+  AccountView,
+  Capabilities,
+  ModifyOrderResult,
+  Order,
+  PositionView,
+  SubmitOrder,
+} from '@hindsight/engine';
 import { GatewayError } from '../../src/errors.ts';
 import type {
   Bar,
   ConnectionStatus,
   ExitLegsMove,
+  Outcome,
   PlacedOrder,
   Provider,
   ProviderEvent,
@@ -77,9 +85,10 @@ export class ScriptedProvider implements Provider {
     return symbol === 'S:SPY';
   }
 
-  submitOrder(_body: unknown): PlacedOrder {
+  submitOrder(order: SubmitOrder): Outcome<PlacedOrder> {
     this.guard();
-    return { handle: { id: 'scripted-1', status: 'PENDING', client_order_id: null } };
+    const client_order_id = order.client_order_id ?? null;
+    return { ok: true, value: { handle: { id: 'scripted-1', status: 'OPEN', client_order_id } } };
   }
 
   orders(): readonly Order[] {
@@ -92,7 +101,7 @@ export class ScriptedProvider implements Provider {
     return undefined;
   }
 
-  modifyOrder(_orderId: string, _body: unknown): ModifyOrderResult {
+  modifyOrder(): Outcome<ModifyOrderResult> {
     this.guard();
     throw new GatewayError(
       'UNSUPPORTED_OPERATION',
@@ -100,9 +109,9 @@ export class ScriptedProvider implements Provider {
     );
   }
 
-  cancelOrder(orderId: string): Order {
+  cancelOrder(orderId: string): Outcome<Order> {
     this.guard();
-    throw new GatewayError('ORDER_NOT_FOUND', `There is no order ${orderId}.`);
+    return { ok: false, code: 'UNKNOWN_ORDER', message: `There is no order ${orderId}.`, provided: orderId };
   }
 
   positions(): readonly PositionView[] {
@@ -115,12 +124,13 @@ export class ScriptedProvider implements Provider {
     return undefined;
   }
 
-  closePosition(positionId: string): PlacedOrder {
+  closePosition(positionId: string): Outcome<PlacedOrder> {
     this.guard();
-    throw new GatewayError('POSITION_NOT_FOUND', `There is no open position ${positionId}.`);
+    const message = `There is no open position ${positionId}.`;
+    return { ok: false, code: 'POSITION_NOT_FOUND', message, provided: positionId };
   }
 
-  moveExitLegs(positionId: string): ExitLegsMove {
+  moveExitLegs(positionId: string): Outcome<ExitLegsMove> {
     this.guard();
     throw new GatewayError(
       'PROVIDER_ERROR',

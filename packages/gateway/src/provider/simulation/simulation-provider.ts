@@ -3,30 +3,34 @@ import {
   type AccountView,
   assetClassOf,
   type Capabilities,
+  type ClosePosition,
   type EngineConfig,
   type EngineEvent,
   type FundingSettings,
   MAX_LEVERAGE,
+  type ModifyOrder,
   type ModifyOrderResult,
   ORDER_TYPES,
   type Order,
   type OrderRecord,
   type PositionView,
-  type RejectReason,
-  rejectCodeFor,
+  type SetExitLegs,
   SimulationEngine,
-  type SubmitResult,
+  type SubmitOrder,
+  type SubmitOutcome,
+  toOrderHandle,
   toWireOrder,
   type UpdateKind,
 } from '@hindsight/engine';
 import { type BarStore, ReplayReader, TickReplay } from '@hindsight/marketdata';
-import { GatewayError, providerFailure } from '../../errors.ts';
+import { GatewayError } from '../../errors.ts';
 import { StallError, StreamClosedError } from '../../stream/event-stream.ts';
 import type {
   Bar,
   BarQuery,
   ConnectionStatus,
   ExitLegsMove,
+  Outcome,
   PlacedOrder,
   Provider,
   ProviderEvent,
@@ -76,15 +80,6 @@ const UPDATE_OF_TYPE: Record<string, UpdateKind> = {
   position: 'position_update',
   account: 'account_update',
   trade: 'trade_update',
-};
-
-const REJECT_MESSAGES: Partial<Record<RejectReason, string>> = {
-  INSUFFICIENT_MARGIN: 'the free margin does not cover the order',
-  INSUFFICIENT_BALANCE: 'the balance does not cover the order',
-  MARKET_CLOSED: 'there is no quote for the symbol yet (the replay has not reached its data)',
-  SYMBOL_NOT_TRADEABLE: 'the symbol is not part of this scenario',
-  REDUCE_ONLY_VIOLATED: 'a reduce-only order must reduce an open position on the other side',
-  POST_ONLY_VIOLATED: 'a post-only order would have traded at once',
 };
 
 export class SimulationProvider implements Provider {
@@ -353,8 +348,8 @@ export class SimulationProvider implements Provider {
     return this.instruments.has(symbol);
   }
 
-  submitOrder(body: unknown): PlacedOrder {
-    return this.call(() => placed(this.engine.submitOrder(body)));
+  submitOrder(order: SubmitOrder): Outcome<PlacedOrder> {
+    return this.call(() => placed(this.engine.submit(order)));
   }
 
   orders(): readonly Order[] {
@@ -378,22 +373,25 @@ export class SimulationProvider implements Provider {
     return order;
   }
 
-  modifyOrder(orderId: string, body: unknown): ModifyOrderResult {
+  modifyOrder(orderId: string, changes: ModifyOrder): Outcome<ModifyOrderResult> {
     return this.call(() => {
-      const result = this.engine.modifyOrder(orderId, body);
-      if (!result.ok) throw providerFailure(result);
+      const result = this.engine.modify(orderId, changes);
+      if (!result.ok) return result;
+      const order = toWireOrder(result.order);
       return {
-        order: toWireOrder(result.order),
-        ...(result.previousOrderId !== undefined && { previous_order_id: result.previousOrderId }),
+        ok: true,
+        value:
+          result.previousOrderId === undefined
+            ? { order }
+            : { order, previous_order_id: result.previousOrderId },
       };
     });
   }
 
-  cancelOrder(orderId: string): Order {
+  cancelOrder(orderId: string): Outcome<Order> {
     return this.call(() => {
-      const result = this.engine.cancelOrder(orderId);
-      if (!result.ok) throw providerFailure(result);
-      return toWireOrder(result.order);
+      const result = this.engine.cancel(orderId);
+      return result.ok ? { ok: true, value: toWireOrder(result.order) } : result;
     });
   }
 
@@ -405,29 +403,17 @@ export class SimulationProvider implements Provider {
     return this.engine.position(positionId)?.view;
   }
 
-  closePosition(positionId: string, body: unknown): PlacedOrder {
-    return this.call(() => placed(this.engine.closePosition(positionId, body)));
+  closePosition(positionId: string, close: ClosePosition): Outcome<PlacedOrder> {
+    return this.call(() => placed(this.engine.closePosition(positionId, close)));
   }
 
-  moveExitLegs(positionId: string, body: unknown): ExitLegsMove {
+  /** The simulation moves legs natively and never cancels one, so no move leaves a position unprotected. */
+  moveExitLegs(positionId: string, legs: SetExitLegs): Outcome<ExitLegsMove> {
     return this.call(() => {
-      const result = this.engine.moveExitLegs(positionId, body);
-      if (result.ok) {
-        return {
-          position_id: result.position_id,
-          stop_loss: result.stop_loss,
-          take_profit: result.take_profit,
-        };
-      }
-      if (result.status === 502) {
-        // The leg was cancelled and could not be re-established: the position is unprotected.
-        throw new GatewayError('PROVIDER_ERROR', result.message, {
-          ...(isRecord(result.details) ? result.details : {}),
-          position_id: positionId,
-          unprotected: true,
-        });
-      }
-      throw providerFailure(result);
+      const result = this.engine.setExitLegs(positionId, legs);
+      if (!result.ok) return result;
+      const { position_id, stop_loss, take_profit } = result;
+      return { ok: true, value: { position_id, stop_loss, take_profit } };
     });
   }
 
@@ -471,9 +457,6 @@ export class SimulationProvider implements Provider {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function symbolOf(event: EngineEvent): string | undefined {
   const resource = (event.order ?? event.position ?? event.trade) as { symbol?: string } | undefined;
   return resource?.symbol;
@@ -487,16 +470,8 @@ function symbolNotFound(symbol: string): GatewayError {
   );
 }
 
-function placed(result: SubmitResult): PlacedOrder {
-  if (!result.ok) throw providerFailure(result);
-  if (!result.rejected) return { handle: result.handle };
-  const reason = result.rejected;
-  return {
-    handle: result.handle,
-    rejected: {
-      reason,
-      rejectCode: rejectCodeFor(reason),
-      message: `The order was rejected (${reason}): ${REJECT_MESSAGES[reason] ?? 'the simulated venue refused it'}.`,
-    },
-  };
+function placed(result: SubmitOutcome): Outcome<PlacedOrder> {
+  if (!result.ok) return result;
+  const handle = toOrderHandle(result.order);
+  return { ok: true, value: result.rejected ? { handle, rejected: result.rejected } : { handle } };
 }

@@ -1,51 +1,41 @@
-import { type Dec, toDecimalString } from '@hindsight/core';
+import type { ClosePosition, SetExitLegs } from '@hindsight/engine';
+import { closePositionRequestSchema, exitLegsRequestSchema } from '../http/schemas.ts';
 import {
   FieldReader,
   invalidRequest,
-  invalidValue,
   isError,
   isPlainObject,
   jsonType,
-  type OrderRequestError,
+  type Parsed,
+  unknownField,
   validationError,
-} from './order-request.ts';
+} from './wire-fields.ts';
 
 /**
- * Validation of the position endpoints' bodies (trading-gateway.md, Positions): `DELETE
- * /v1/positions/{id}` (close) and `PATCH /v1/positions/{id}` (move exit legs). Same codes and stages as
- * order requests: INVALID_REQUEST for the shape, INVALID_VALUE per field, VALIDATION_ERROR across fields.
+ * The position endpoints' bodies (trading-gateway.md, Positions) into the engine's typed commands:
+ * `DELETE /v1/positions/{id}` (close) and `PATCH /v1/positions/{id}` (move exit legs). Same stages
+ * and codes as order requests (`wire-fields.ts`), strict alike. Whether the position holds the
+ * quantity to close is the engine's to say.
  */
 
-export interface ParsedClosePosition {
-  /** Omitted: the whole position. */
-  quantity?: Dec;
-  order_type: 'MARKET' | 'LIMIT';
-  limit_price?: Dec;
-  /** Default true: the position's exit legs and the orders aimed at it are cancelled first. */
-  cancel_associated_orders: boolean;
-}
-
-export type ClosePositionValidation = { ok: true; close: ParsedClosePosition } | OrderRequestError;
+const CLOSE_FIELDS: ReadonlySet<string> = new Set(Object.keys(closePositionRequestSchema.shape));
+const EXIT_LEG_FIELDS: ReadonlySet<string> = new Set(Object.keys(exitLegsRequestSchema.shape));
 
 /** The close body is optional: `undefined`/`null` is a full close at market. */
-export function validateClosePositionRequest(body: unknown, positionQuantity: Dec): ClosePositionValidation {
+export function parseClosePositionRequest(body: unknown): Parsed<ClosePosition> {
   if (body === undefined || body === null) {
-    return { ok: true, close: { order_type: 'MARKET', cancel_associated_orders: true } };
+    return { ok: true, value: { order_type: 'MARKET', cancel_associated_orders: true } };
   }
   if (!isPlainObject(body)) {
     return invalidRequest('The close request must be a JSON object (or no body for a full close).', {
       provided: jsonType(body),
     });
   }
+  const unknown = unknownField(Object.getOwnPropertyNames(body), CLOSE_FIELDS, 'A ClosePositionRequest');
+  if (unknown) return unknown;
   const fields = new FieldReader(body, undefined);
   const quantity = fields.positive('quantity');
   if (isError(quantity)) return quantity;
-  if (quantity?.gt(positionQuantity)) {
-    const held = toDecimalString(positionQuantity);
-    return invalidValue('quantity', body.quantity, `quantity must not exceed the position's ${held}.`, {
-      position_quantity: held,
-    });
-  }
   const orderType = fields.enumValue('order_type', ['MARKET', 'LIMIT'] as const);
   if (isError(orderType)) return orderType;
   const limitPrice = fields.positive('limit_price');
@@ -61,31 +51,24 @@ export function validateClosePositionRequest(body: unknown, positionQuantity: De
       { field: 'limit_price', message: 'limit_price is not used by a MARKET close; send order_type LIMIT.' },
     ]);
   }
-  return {
-    ok: true,
-    close: {
-      ...(quantity && { quantity }),
-      order_type: type,
-      ...(limitPrice && { limit_price: limitPrice }),
-      cancel_associated_orders: cancelAssociated ?? true,
-    },
-  };
+  const cancel_associated_orders = cancelAssociated ?? true;
+  const close: ClosePosition =
+    limitPrice === undefined
+      ? { order_type: 'MARKET', cancel_associated_orders }
+      : { order_type: 'LIMIT', limit_price: limitPrice, cancel_associated_orders };
+  if (quantity) close.quantity = quantity;
+  return { ok: true, value: close };
 }
-
-export interface ParsedLegMove {
-  stop_loss?: Dec;
-  take_profit?: Dec;
-}
-
-export type LegMoveValidation = { ok: true; move: ParsedLegMove } | OrderRequestError;
 
 /** `{ stop_loss?, take_profit? }`, at least one. */
-export function validateLegMoveRequest(body: unknown): LegMoveValidation {
+export function parseExitLegsRequest(body: unknown): Parsed<SetExitLegs> {
   if (!isPlainObject(body)) {
     return invalidRequest('The request must be a JSON object with stop_loss and/or take_profit.', {
       provided: jsonType(body),
     });
   }
+  const unknown = unknownField(Object.getOwnPropertyNames(body), EXIT_LEG_FIELDS, 'A MoveExitLegsRequest');
+  if (unknown) return unknown;
   const fields = new FieldReader(body, undefined);
   const stopLoss = fields.positive('stop_loss');
   if (isError(stopLoss)) return stopLoss;
@@ -96,8 +79,8 @@ export function validateLegMoveRequest(body: unknown): LegMoveValidation {
       missing: ['stop_loss', 'take_profit'],
     });
   }
-  return {
-    ok: true,
-    move: { ...(stopLoss && { stop_loss: stopLoss }), ...(takeProfit && { take_profit: takeProfit }) },
-  };
+  const legs: SetExitLegs = {};
+  if (stopLoss) legs.stop_loss = stopLoss;
+  if (takeProfit) legs.take_profit = takeProfit;
+  return { ok: true, value: legs };
 }

@@ -1,38 +1,51 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
+import { DENIAL_CODES, type Denial, REJECT_REASONS } from '@hindsight/engine';
 import fc from 'fast-check';
+import { GATEWAY_ERROR_CODES } from '../src/errors.ts';
+import {
+  closePositionRequestSchema,
+  exitLegsRequestSchema,
+  modifyOrderRequestSchema,
+  orderRequestSchema,
+} from '../src/http/schemas.ts';
 import {
   canonicalOrderRequest,
-  type ModifyOrderValidation,
-  type OrderRequestError,
+  createdHandle,
+  DENIAL_ERRORS,
+  denialError,
   type OrderRequestRules,
-  type OrderRequestValidation,
-  type ParsedOrderRequest,
+  type Parsed,
+  parseClosePositionRequest,
+  parseExitLegsRequest,
+  parseModifyOrderRequest,
+  parseOrderRequest,
   REJECT_CODES,
   rejectCodeFor,
+  rejectedError,
   sameOrderRequest,
-  validateModifyOrderRequest,
-  validateOrderRequest,
-} from '../src/orders/order-request.ts';
-import { REJECT_REASONS } from '../src/orders/order-types.ts';
+  type WireError,
+} from '../src/protocol/index.ts';
 
-const rules: OrderRequestRules = {
-  tickSize: '0.0001',
-  knownSymbol: (s) => s === 'F:EURUSD',
-  maxLeverage: '50',
-};
+/**
+ * The protocol module: request bodies into the engine's typed commands (shape and strictness, then
+ * each field; the rules between fields are the engine's, engine/test/order-rules.test.ts), and the
+ * table from the engine's answers to the spec's ApiErrors.
+ */
+const rules: OrderRequestRules = { tickSize: '0.0001', maxLeverage: '50' };
 const market = { symbol: 'F:EURUSD', side: 'BUY', quantity: '1000', order_type: 'MARKET' };
 const limit = { ...market, order_type: 'LIMIT', limit_price: '1.1' };
+const validateOrderRequest = parseOrderRequest;
 
-function error(result: OrderRequestValidation | ModifyOrderValidation): OrderRequestError {
+function error(result: Parsed<unknown>): WireError {
   assert.equal(result.ok, false, 'expected a rejection of the request');
   if (result.ok) throw new Error('unreachable');
   return result;
 }
-function parsed(result: OrderRequestValidation): ParsedOrderRequest {
+function parsed<T>(result: Parsed<T>): T {
   if (!result.ok) assert.fail(`expected a valid request, got ${result.code}: ${result.message}`);
-  return result.order;
+  return result.value;
 }
 const expectInvalidValue = (
   body: unknown,
@@ -46,14 +59,8 @@ const expectInvalidValue = (
   assert.deepEqual(e.details.provided, provided);
   return e;
 };
-const expectIssues = (body: unknown, issues: { field: string; message: string }[]) => {
-  const e = error(validateOrderRequest(body, rules));
-  assert.equal(e.code, 'VALIDATION_ERROR', e.message);
-  assert.deepEqual(e.details, { errors: issues });
-  assert.equal(e.message, issues.map((i) => i.message).join('; '));
-};
 
-describe('validateOrderRequest: INVALID_REQUEST', () => {
+describe('parseOrderRequest: INVALID_REQUEST', () => {
   it('refuses a body that is not a JSON object', () => {
     for (const [body, type] of [
       [null, 'null'],
@@ -83,7 +90,7 @@ describe('validateOrderRequest: INVALID_REQUEST', () => {
   });
 });
 
-describe('validateOrderRequest: INVALID_VALUE with details.field and details.provided', () => {
+describe('parseOrderRequest: INVALID_VALUE with details.field and details.provided', () => {
   it('checks symbol, side and order_type', () => {
     expectInvalidValue({ ...market, symbol: 42 }, 'symbol', 42);
     expectInvalidValue({ ...market, symbol: '  ' }, 'symbol', '  ');
@@ -169,7 +176,7 @@ describe('validateOrderRequest: INVALID_VALUE with details.field and details.pro
     assert.equal(parsed(validateOrderRequest({ ...market, leverage: '1' }, rules)).leverage?.toString(), '1');
   });
 
-  it('checks trailing_distance against the tick (ABSOLUTE, the default) or below 100 (PERCENT)', () => {
+  it('checks trailing_distance against the tick when ABSOLUTE (the default)', () => {
     const trailing = { ...market, order_type: 'TRAILING_STOP' };
     expectInvalidValue({ ...trailing, trailing_distance: '0.00015' }, 'trailing_distance', '0.00015');
     expectInvalidValue(
@@ -183,12 +190,12 @@ describe('validateOrderRequest: INVALID_VALUE with details.field and details.pro
       ).trailing_distance?.toString(),
       '0.00015',
     );
-    const pct = expectInvalidValue(
-      { ...trailing, trailing_distance: '100', trailing_type: 'PERCENT' },
-      'trailing_distance',
-      '100',
+    // A PERCENT distance of 100 or more parses: the engine denies it (TRAILING_DISTANCE_TOO_LARGE).
+    assert.equal(
+      parsed(validateOrderRequest({ ...trailing, trailing_distance: '100', trailing_type: 'PERCENT' }, rules))
+        .trailing_type,
+      'PERCENT',
     );
-    assert.equal(pct.message, 'A PERCENT trailing_distance must be below 100.');
     expectInvalidValue({ ...trailing, trailing_distance: '-1' }, 'trailing_distance', '-1');
   });
 
@@ -200,120 +207,7 @@ describe('validateOrderRequest: INVALID_VALUE with details.field and details.pro
   });
 });
 
-describe('validateOrderRequest: VALIDATION_ERROR with the validator report', () => {
-  it('requires the conditional prices of each order type', () => {
-    expectIssues({ ...market, order_type: 'LIMIT' }, [
-      { field: 'limit_price', message: 'limit_price is required for LIMIT orders.' },
-    ]);
-    expectIssues({ ...market, order_type: 'LIMIT', limit_price: null }, [
-      { field: 'limit_price', message: 'limit_price is required for LIMIT orders.' },
-    ]);
-    expectIssues({ ...market, order_type: 'STOP' }, [
-      { field: 'stop_price', message: 'stop_price is required for STOP orders.' },
-    ]);
-    expectIssues({ ...market, order_type: 'STOP_LIMIT' }, [
-      { field: 'limit_price', message: 'limit_price is required for STOP_LIMIT orders.' },
-      { field: 'stop_price', message: 'stop_price is required for STOP_LIMIT orders.' },
-    ]);
-    expectIssues({ ...market, order_type: 'STOP_LIMIT', stop_price: '1.2' }, [
-      { field: 'limit_price', message: 'limit_price is required for STOP_LIMIT orders.' },
-    ]);
-    expectIssues({ ...market, order_type: 'TRAILING_STOP', trailing_type: 'PERCENT' }, [
-      { field: 'trailing_distance', message: 'trailing_distance is required for TRAILING_STOP orders.' },
-    ]);
-  });
-
-  it('refuses prices the order type does not use', () => {
-    expectIssues({ ...market, limit_price: '1.1', stop_price: '1.2' }, [
-      { field: 'limit_price', message: 'limit_price is not used by MARKET orders.' },
-      { field: 'stop_price', message: 'stop_price is not used by MARKET orders.' },
-    ]);
-    expectIssues({ ...limit, trailing_distance: '0.001', trailing_type: 'ABSOLUTE' }, [
-      { field: 'trailing_distance', message: 'trailing_distance is not used by LIMIT orders.' },
-      { field: 'trailing_type', message: 'trailing_type is not used by LIMIT orders.' },
-    ]);
-    expectIssues({ ...market, order_type: 'STOP', stop_price: '1.2', limit_price: '1.1' }, [
-      { field: 'limit_price', message: 'limit_price is not used by STOP orders.' },
-    ]);
-    // Sent as null, an unused field is simply absent.
-    assert.equal(validateOrderRequest({ ...market, limit_price: null, trailing_type: null }, rules).ok, true);
-  });
-
-  it('refuses post_only with an order that always takes, or with IOC/FOK', () => {
-    expectIssues({ ...limit, post_only: true, time_in_force: 'FOK' }, [
-      { field: 'post_only', message: 'post_only cannot be combined with FOK, which must fill at once.' },
-    ]);
-    expectIssues({ ...limit, post_only: true, time_in_force: 'IOC' }, [
-      { field: 'post_only', message: 'post_only cannot be combined with IOC, which must fill at once.' },
-    ]);
-    expectIssues({ ...market, post_only: true, time_in_force: 'IOC' }, [
-      {
-        field: 'post_only',
-        message: 'post_only needs a LIMIT or STOP_LIMIT order: a MARKET order always takes liquidity.',
-      },
-      { field: 'post_only', message: 'post_only cannot be combined with IOC, which must fill at once.' },
-    ]);
-    expectIssues({ ...market, order_type: 'STOP', stop_price: '1.2', post_only: true }, [
-      {
-        field: 'post_only',
-        message: 'post_only needs a LIMIT or STOP_LIMIT order: a STOP order always takes liquidity.',
-      },
-    ]);
-    // post_only false is no constraint; FOK alone is fine.
-    assert.equal(validateOrderRequest({ ...market, post_only: false, time_in_force: 'FOK' }, rules).ok, true);
-    assert.equal(validateOrderRequest({ ...limit, post_only: true, time_in_force: 'DAY' }, rules).ok, true);
-  });
-
-  it('puts brackets on the protective side of the entry', () => {
-    expectIssues({ ...limit, limit_price: '1.1000', stop_loss: '1.1050', take_profit: '1.0900' }, [
-      { field: 'stop_loss', message: 'stop_loss of a BUY order must be below its limit_price (1.1).' },
-      { field: 'take_profit', message: 'take_profit of a BUY order must be above its limit_price (1.1).' },
-    ]);
-    expectIssues({ ...limit, stop_loss: '1.1' }, [
-      { field: 'stop_loss', message: 'stop_loss of a BUY order must be below its limit_price (1.1).' },
-    ]);
-    expectIssues({ ...limit, side: 'SELL', stop_loss: '1.09', take_profit: '1.11' }, [
-      { field: 'stop_loss', message: 'stop_loss of a SELL order must be above its limit_price (1.1).' },
-      { field: 'take_profit', message: 'take_profit of a SELL order must be below its limit_price (1.1).' },
-    ]);
-    expectIssues({ ...market, order_type: 'STOP', stop_price: '1.2', stop_loss: '1.21' }, [
-      { field: 'stop_loss', message: 'stop_loss of a BUY order must be below its stop_price (1.2).' },
-    ]);
-    // STOP_LIMIT: the limit is the worst entry, so the brackets are judged against it.
-    expectIssues(
-      { ...market, order_type: 'STOP_LIMIT', stop_price: '1.2', limit_price: '1.21', stop_loss: '1.215' },
-      [{ field: 'stop_loss', message: 'stop_loss of a BUY order must be below its limit_price (1.21).' }],
-    );
-    // Without an entry price, the stop-loss and take-profit are judged against each other.
-    expectIssues({ ...market, stop_loss: '1.2', take_profit: '1.1' }, [
-      { field: 'stop_loss', message: 'stop_loss of a BUY order must be below its take_profit.' },
-    ]);
-    expectIssues({ ...market, side: 'SELL', stop_loss: '1.1', take_profit: '1.1' }, [
-      { field: 'stop_loss', message: 'stop_loss of a SELL order must be above its take_profit.' },
-    ]);
-    assert.equal(validateOrderRequest({ ...limit, stop_loss: '1.09', take_profit: '1.12' }, rules).ok, true);
-    assert.equal(
-      validateOrderRequest({ ...limit, side: 'SELL', stop_loss: '1.11', take_profit: '1.05' }, rules).ok,
-      true,
-    );
-    assert.equal(validateOrderRequest({ ...market, stop_loss: '1.05' }, rules).ok, true);
-  });
-
-  it('refuses a display quantity above the quantity and a bracket on a reduce-only order', () => {
-    expectIssues({ ...limit, display_quantity: '1000.5' }, [
-      { field: 'display_quantity', message: 'display_quantity must not exceed quantity.' },
-    ]);
-    expectIssues({ ...market, reduce_only: true, take_profit: '1.2' }, [
-      {
-        field: 'reduce_only',
-        message: 'A reduce_only order opens no position for stop_loss or take_profit to protect.',
-      },
-    ]);
-    assert.equal(validateOrderRequest({ ...limit, display_quantity: '1000', hidden: true }, rules).ok, true);
-  });
-});
-
-describe('validateOrderRequest: a body of the required fields only', () => {
+describe('parseOrderRequest: a body of the required fields only', () => {
   it('is validated as the same body with an absent optional field is, field by field', () => {
     const value = fc.oneof(
       fc.constantFrom('F:EURUSD', 'X:NONE', 'BUY', 'SELL', 'MARKET', 'LIMIT', 'TRAILING_STOP', '1', '0'),
@@ -341,17 +235,16 @@ describe('validateOrderRequest: a body of the required fields only', () => {
     const inherited = Object.assign(Object.create({ time_in_force: 'XYZ' }), market);
     assert.equal(error(validateOrderRequest(inherited, rules)).details.field, 'time_in_force');
     const hidden = Object.defineProperty({ ...market }, 'limit_price', { value: '1.1' });
-    const refused = error(validateOrderRequest(hidden, rules));
-    assert.equal(refused.code, 'VALIDATION_ERROR');
+    assert.equal(parsed(validateOrderRequest(hidden, rules)).limit_price?.toString(), '1.1');
   });
 });
 
-describe('validateOrderRequest: decimals shared between requests', () => {
+describe('parseOrderRequest: decimals shared between requests', () => {
   it('gives requests of the same text one decimal, of its value, and parses each new text anew', () => {
     const parse = (quantity: string) => {
       const result = validateOrderRequest({ ...market, quantity }, rules);
       assert.ok(result.ok);
-      return result.ok ? result.order.quantity : new Dec(0);
+      return result.ok ? result.value.quantity : new Dec(0);
     };
     assert.equal(parse('1.50'), parse('1.50'));
     assert.equal(toDecimalString(parse('1.50')), '1.5');
@@ -361,8 +254,8 @@ describe('validateOrderRequest: decimals shared between requests', () => {
   });
 });
 
-describe('validateOrderRequest: valid requests', () => {
-  it('parses decimals, applies defaults and ignores unknown fields', () => {
+describe('parseOrderRequest: valid requests', () => {
+  it('parses decimals, applies defaults and takes a null as omitted', () => {
     const result = validateOrderRequest(
       {
         ...market,
@@ -371,14 +264,12 @@ describe('validateOrderRequest: valid requests', () => {
         trailing_distance: '0.0020',
         client_order_id: 'c-1',
         stop_loss: null,
-        comment: 'unknown fields are ignored',
       },
       rules,
     );
     assert.equal(result.ok, true);
     if (!result.ok) return;
-    assert.equal(result.rejectReason, null);
-    const o = result.order;
+    const o = result.value;
     assert.deepEqual(Object.keys(o).sort(), [
       'client_order_id',
       'order_type',
@@ -445,11 +336,13 @@ describe('validateOrderRequest: valid requests', () => {
     });
   });
 
-  it('accepts an unknown symbol and marks it for an engine rejection', () => {
-    const result = validateOrderRequest({ ...market, symbol: 'F:XXXYYY' }, rules);
-    assert.equal(result.ok, true);
-    if (result.ok) assert.equal(result.rejectReason, 'SYMBOL_NOT_TRADEABLE');
-    // A 400 still comes first.
+  it('leaves an unknown symbol, and the rules between fields, to the engine', () => {
+    assert.equal(parsed(validateOrderRequest({ ...market, symbol: 'F:XXXYYY' }, rules)).symbol, 'F:XXXYYY');
+    assert.equal(
+      parsed(validateOrderRequest({ ...market, order_type: 'LIMIT' }, rules)).limit_price,
+      undefined,
+    );
+    // A value error is still a 400 here.
     assert.equal(
       error(validateOrderRequest({ ...market, symbol: 'F:XXXYYY', quantity: '0' }, rules)).code,
       'INVALID_VALUE',
@@ -502,88 +395,244 @@ describe('sameOrderRequest (decision 19)', () => {
   });
 });
 
-describe('validateModifyOrderRequest', () => {
-  const current = {
-    side: 'BUY' as const,
-    order_type: 'LIMIT' as const,
-    time_in_force: 'GTC' as const,
-    status: 'PARTIALLY_FILLED' as const,
-    quantity: new Dec('1000'),
-    filled_quantity: new Dec('400'),
-    limit_price: new Dec('1.1'),
-    stop_price: null,
-    stop_loss: new Dec('1.09'),
-    take_profit: null,
-    trailing_distance: null,
-    trailing_type: null,
-  };
-
-  it('returns the non-null changes, parsed', () => {
-    const result = validateModifyOrderRequest(
+describe('parseModifyOrderRequest', () => {
+  it('returns the non-null changes, parsed; at least one is required', () => {
+    const result = parseModifyOrderRequest(
       { quantity: '400', limit_price: '1.1050', stop_price: null },
-      current,
       rules,
     );
     assert.equal(result.ok, true);
     if (!result.ok) return;
-    assert.deepEqual(Object.keys(result.changes), ['quantity', 'limit_price']);
-    assert.equal(toDecimalString(result.changes.limit_price as Dec), '1.105');
-    const empty = validateModifyOrderRequest({}, current, rules);
-    assert.deepEqual(empty, { ok: true, changes: {} });
+    assert.deepEqual(Object.keys(result.value), ['quantity', 'limit_price']);
+    assert.equal(toDecimalString(result.value.limit_price as Dec), '1.105');
+    const empty = error(parseModifyOrderRequest({}, rules));
+    assert.equal(empty.code, 'INVALID_REQUEST');
+    assert.equal(
+      empty.message,
+      'Send at least one of quantity, limit_price, stop_price, stop_loss, take_profit, trailing_distance.',
+    );
+    assert.equal(error(parseModifyOrderRequest({ quantity: null }, rules)).code, 'INVALID_REQUEST');
   });
 
-  it('refuses a quantity below the filled quantity, bad decimals and off-tick prices', () => {
-    const below = error(validateModifyOrderRequest({ quantity: '399.9' }, current, rules));
-    assert.equal(below.code, 'INVALID_VALUE');
-    assert.deepEqual(below.details, { field: 'quantity', provided: '399.9', filled_quantity: '400' });
-    const num = error(validateModifyOrderRequest({ limit_price: 1.2 }, current, rules));
+  it('refuses bad decimals, off-tick prices, a body that is not an object', () => {
+    const num = error(parseModifyOrderRequest({ limit_price: 1.2 }, rules));
     assert.deepEqual(
       [num.code, num.details.field, num.details.provided],
       ['INVALID_VALUE', 'limit_price', 1.2],
     );
-    const tick = error(validateModifyOrderRequest({ take_profit: '1.12345' }, current, rules));
+    const zero = error(parseModifyOrderRequest({ quantity: '0' }, rules));
+    assert.deepEqual([zero.code, zero.details.field], ['INVALID_VALUE', 'quantity']);
+    const tick = error(parseModifyOrderRequest({ take_profit: '1.12345' }, rules));
     assert.deepEqual(
       [tick.code, tick.details.field, tick.details.provided],
       ['INVALID_VALUE', 'take_profit', '1.12345'],
     );
-    const body = error(validateModifyOrderRequest([], current, rules));
+    const body = error(parseModifyOrderRequest([], rules));
     assert.deepEqual([body.code, body.details], ['INVALID_REQUEST', { provided: 'array' }]);
   });
 
-  it('applies the cross-field rules to the modified order', () => {
-    const unused = error(validateModifyOrderRequest({ stop_price: '1.2' }, current, rules));
-    assert.equal(unused.code, 'VALIDATION_ERROR');
-    assert.deepEqual(unused.details, {
-      errors: [{ field: 'stop_price', message: 'stop_price is not used by LIMIT orders.' }],
+  it('checks a trailing distance against the tick by the order trailing type', () => {
+    assert.equal(
+      parseModifyOrderRequest({ trailing_distance: '0.00015' }, { ...rules, trailingType: 'PERCENT' }).ok,
+      true,
+    );
+    const abs = error(
+      parseModifyOrderRequest({ trailing_distance: '0.00015' }, { ...rules, trailingType: 'ABSOLUTE' }),
+    );
+    assert.deepEqual([abs.code, abs.details.field], ['INVALID_VALUE', 'trailing_distance']);
+  });
+});
+
+describe('strict bodies (decision 38)', () => {
+  it('names an unknown or misspelled field of an order request, before anything else', () => {
+    const misspelled = error(validateOrderRequest({ ...market, stop_los: '1.05' }, rules));
+    assert.equal(misspelled.code, 'INVALID_REQUEST');
+    assert.deepEqual(misspelled.details, { field: 'stop_los', suggestion: 'stop_loss' });
+    assert.match(misspelled.message, /^An OrderRequest has no field "stop_los"\. Did you mean stop_loss\?/);
+    const unknown = error(validateOrderRequest({ ...market, comment: 'hello' }, rules));
+    assert.deepEqual([unknown.code, unknown.details], ['INVALID_REQUEST', { field: 'comment' }]);
+    // A null does not make a field known, and an unknown field is reported before a missing one.
+    assert.deepEqual(error(validateOrderRequest({ symbol: 'F:EURUSD', quantty: null }, rules)).details, {
+      field: 'quantty',
+      suggestion: 'quantity',
     });
-    // Moving the limit under the resting stop-loss puts the stop-loss on the wrong side.
-    const crossed = error(validateModifyOrderRequest({ limit_price: '1.08' }, current, rules));
-    assert.deepEqual(crossed.details, {
-      errors: [
-        { field: 'stop_loss', message: 'stop_loss of a BUY order must be below its limit_price (1.08).' },
-      ],
+    assert.deepEqual(error(validateOrderRequest({ ...market, Side: 'BUY' }, rules)).details, {
+      field: 'Side',
+      suggestion: 'side',
     });
   });
 
-  it('checks a trailing distance by the order trailing type', () => {
-    const trailing = {
-      ...current,
-      order_type: 'TRAILING_STOP' as const,
-      limit_price: null,
-      stop_loss: null,
-      trailing_distance: new Dec('1'),
-      trailing_type: 'PERCENT' as const,
-    };
-    assert.equal(validateModifyOrderRequest({ trailing_distance: '0.00015' }, trailing, rules).ok, true);
-    const pct = error(validateModifyOrderRequest({ trailing_distance: '100' }, trailing, rules));
-    assert.deepEqual([pct.code, pct.details.field], ['INVALID_VALUE', 'trailing_distance']);
-    const abs = error(
-      validateModifyOrderRequest(
-        { trailing_distance: '0.00015' },
-        { ...trailing, trailing_type: 'ABSOLUTE' },
-        rules,
-      ),
+  it('names an unknown field of a modification, a close and a leg move', () => {
+    assert.deepEqual(error(parseModifyOrderRequest({ limit_prise: '1.1' })).details, {
+      field: 'limit_prise',
+      suggestion: 'limit_price',
+    });
+    assert.deepEqual(error(parseModifyOrderRequest({ symbol: 'F:EURUSD', quantity: '1' })).details, {
+      field: 'symbol',
+    });
+    assert.deepEqual(error(parseClosePositionRequest({ quantity: '1', type: 'LIMIT' })).details, {
+      field: 'type',
+    });
+    assert.deepEqual(error(parseExitLegsRequest({ stop_loss: '1', takeprofit: '2' })).details, {
+      field: 'takeprofit',
+      suggestion: 'take_profit',
+    });
+  });
+
+  it("takes each body's fields from its schema, which the OpenAPI document shows as closed", () => {
+    for (const [schema, parse, body] of [
+      [orderRequestSchema, (b: unknown) => parseOrderRequest(b, rules), market],
+      [modifyOrderRequestSchema, parseModifyOrderRequest, { quantity: '1' }],
+      [closePositionRequestSchema, parseClosePositionRequest, {}],
+      [exitLegsRequestSchema, parseExitLegsRequest, { stop_loss: '1' }],
+    ] as const) {
+      const fields = Object.keys(schema.shape);
+      for (const field of fields) {
+        const result = (parse as (b: unknown) => Parsed<unknown>)({ ...body, [field]: null });
+        assert.ok(result.ok || !/has no field/.test(result.message), field);
+      }
+      assert.equal(schema.safeParse({ ...body, extra: 1 }).success, false);
+    }
+  });
+});
+
+describe('parseClosePositionRequest and parseExitLegsRequest', () => {
+  it('parses a close: no body is a full close at market, LIMIT needs its price', () => {
+    assert.deepEqual(parsed(parseClosePositionRequest(undefined)), {
+      order_type: 'MARKET',
+      cancel_associated_orders: true,
+    });
+    const part = parsed(
+      parseClosePositionRequest({
+        quantity: '0.50',
+        order_type: 'LIMIT',
+        limit_price: '102',
+        cancel_associated_orders: false,
+      }),
     );
-    assert.deepEqual([abs.code, abs.details.field], ['INVALID_VALUE', 'trailing_distance']);
+    assert.deepEqual(
+      [part.order_type, toDecimalString(part.quantity as Dec), part.cancel_associated_orders],
+      ['LIMIT', '0.5', false],
+    );
+    assert.equal(part.order_type === 'LIMIT' && toDecimalString(part.limit_price), '102');
+    assert.equal(error(parseClosePositionRequest({ order_type: 'LIMIT' })).code, 'VALIDATION_ERROR');
+    assert.equal(error(parseClosePositionRequest({ limit_price: '1' })).code, 'VALIDATION_ERROR');
+    assert.equal(error(parseClosePositionRequest('all')).code, 'INVALID_REQUEST');
+    assert.deepEqual(error(parseClosePositionRequest({ quantity: 2 })).details, {
+      field: 'quantity',
+      provided: 2,
+    });
+  });
+
+  it('parses a leg move: at least one leg', () => {
+    assert.equal(toDecimalString(parsed(parseExitLegsRequest({ stop_loss: '97.0' })).stop_loss as Dec), '97');
+    assert.deepEqual(error(parseExitLegsRequest({})).details, { missing: ['stop_loss', 'take_profit'] });
+    assert.equal(error(parseExitLegsRequest({ stop_loss: '-1' })).code, 'INVALID_VALUE');
+  });
+});
+
+describe('the table from engine answers to ApiErrors', () => {
+  it('maps every denial code to a registered ApiError code', () => {
+    assert.deepEqual(Object.keys(DENIAL_ERRORS).sort(), [...DENIAL_CODES].sort());
+    for (const { code } of Object.values(DENIAL_ERRORS)) assert.ok(GATEWAY_ERROR_CODES.includes(code));
+  });
+
+  it('echoes the value as sent for INVALID_VALUE, lists conflicts for VALIDATION_ERROR', () => {
+    const below: Denial = {
+      ok: false,
+      code: 'QUANTITY_BELOW_FILLED',
+      message: 'quantity must be at least the filled quantity 400.',
+      field: 'quantity',
+      provided: '399.9',
+      facts: { filled_quantity: '400' },
+    };
+    const error400 = denialError(below, { quantity: '399.90' });
+    assert.deepEqual(
+      [error400.status, error400.toBody()],
+      [
+        400,
+        {
+          code: 'INVALID_VALUE',
+          message: 'quantity must be at least the filled quantity 400.',
+          details: { field: 'quantity', provided: '399.90', filled_quantity: '400' },
+        },
+      ],
+    );
+    const through = denialError({
+      ok: false,
+      code: 'BRACKET_THROUGH_MARKET',
+      message: 'stop_loss 100.05 ... is already through the market',
+      field: 'stop_loss',
+      provided: '100.05',
+    });
+    assert.deepEqual(through.toBody().details, {
+      errors: [{ field: 'stop_loss', message: 'stop_loss 100.05 ... is already through the market' }],
+    });
+    const conflict = denialError({
+      ok: false,
+      code: 'ORDER_FIELDS_CONFLICT',
+      message: 'a; b',
+      issues: [
+        { field: 'limit_price', message: 'a' },
+        { field: 'stop_price', message: 'b' },
+      ],
+    });
+    assert.deepEqual(
+      [conflict.code, conflict.message, conflict.toBody().details],
+      [
+        'VALIDATION_ERROR',
+        'a; b',
+        {
+          errors: [
+            { field: 'limit_price', message: 'a' },
+            { field: 'stop_price', message: 'b' },
+          ],
+        },
+      ],
+    );
+    const leg = denialError({
+      ok: false,
+      code: 'EXIT_LEG_THROUGH_MARKET',
+      message: 'through',
+      field: 'stop_loss',
+      provided: '100.5',
+      facts: { leg: 'stop_loss', market: '100.05' },
+    });
+    assert.deepEqual(
+      [leg.status, leg.toBody().details],
+      [409, { leg: 'stop_loss', market: '100.05', provided: '100.5' }],
+    );
+    const missing = denialError({ ok: false, code: 'UNKNOWN_ORDER', message: 'no', provided: 'ord-1' });
+    assert.deepEqual(
+      [missing.status, missing.code, missing.details],
+      [404, 'ORDER_NOT_FOUND', { order_id: 'ord-1' }],
+    );
+  });
+
+  it('answers a REJECTED order with 422 and its reject code', () => {
+    const rejected = rejectedError('INSUFFICIENT_MARGIN', 'ord-000000007');
+    assert.deepEqual(
+      [rejected.status, rejected.toBody()],
+      [
+        422,
+        {
+          code: 'ORDER_REJECTED',
+          message: 'The order was rejected (INSUFFICIENT_MARGIN): the free margin does not cover the order.',
+          details: {
+            reject_code: 'INSUFFICIENT_FUNDS',
+            reject_reason: 'INSUFFICIENT_MARGIN',
+            order_id: 'ord-000000007',
+          },
+        },
+      ],
+    );
+  });
+
+  it('gives the create response its handle with status PENDING', () => {
+    assert.deepEqual(createdHandle({ id: 'ord-1', status: 'FILLED', client_order_id: 'c' }), {
+      id: 'ord-1',
+      status: 'PENDING',
+      client_order_id: 'c',
+    });
   });
 });
