@@ -15,12 +15,11 @@ import WebSocket, { WebSocketServer } from 'ws';
  * The trading gateway over loopback, on the real BTCUSDT 1m sample (Jan-Mar 2024, 131,040 bars):
  * - the floors under the round trips on this machine (`loopbackFloors`): the same exchange in C, in
  *   Node over bare TCP, and in Node over `ws` with nothing behind the server (sleeping between
- *   messages, and with both sides polling as the gateway and the TypeScript example do);
+ *   messages, and with both sides polling instead: the floor of a design that busy-polls);
  * - event/ack round trips: a minimal strategy client in its own process (Node `ws`, and Debian's
  *   python3 `websockets`) acknowledges every event as it arrives; one candle per batch, so each
  *   candle is one round trip (event out, ack back, the engine advances); the Node client also once
- *   more keeping its event loop turning after each ack (`node_polling`). The gateway busy-polls for
- *   acks by default (`GATEWAY_ACK_SPIN_MICROSECONDS`, passed through to compare with 0);
+ *   more keeping its event loop turning after each ack (`node_polling`);
  * - REST order submissions: autocannon, 16 connections for 5 s, MARKET orders alternating BUY and
  *   SELL 0.001 BTC (each one fills, with its order, trade, position events), time held still by a
  *   strategy in its own process that reads the events and never acknowledges them; then what a
@@ -61,23 +60,9 @@ async function gatewayFor(
     HINDSIGHT_RESULTS_DIR: join(dir, 'results'),
     GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
     RUST_LOG: 'error',
-    ...comparedSettings(),
     ...env,
   });
   return startGateway(settings, { store, logDestination: silent });
-}
-
-/**
- * The settings a comparison may set from the benchmark's environment: the gateway's busy-poll for
- * acks and its JIT warm-up before the strategy connects (docs/gateway.md).
- */
-function comparedSettings(): Record<string, string> {
-  const compared: Record<string, string> = {};
-  for (const name of ['GATEWAY_ACK_SPIN_MICROSECONDS', 'GATEWAY_WARM_UP']) {
-    const value = process.env[name];
-    if (value !== undefined) compared[name] = value;
-  }
-  return compared;
 }
 
 const wsUrl = (gateway: RunningGateway) => `${gateway.url.replace(/^http/, 'ws')}/v1/ws`;
@@ -110,7 +95,7 @@ function eventLoopPoller(ms: number): { poll(): void; stop(): void } {
 /**
  * The minimal Node client: ack every event with its seq (runs in a child process). `polling` keeps
  * its event loop turning for up to 0.2 ms after each ack instead of sleeping until the next event
- * wakes it (as the TypeScript example's `WaitSpin` does).
+ * wakes it.
  */
 function ackClient(url: string, polling: boolean): void {
   const ws = new WebSocket(url, { perMessageDeflate: false });
@@ -295,8 +280,8 @@ async function loopbackFloors(): Promise<void> {
 /**
  * The `ws` floor: a `ws` server that answers each ack with the same event text, nothing behind it,
  * and the benchmark's minimal ack client. `polling`: both sides keep their event loops turning for
- * 0.2 ms after they write, as the gateway and the TypeScript example do (`..._floor_polling`), so
- * neither is woken: what a Node strategy's round trips cost when the gateway costs nothing.
+ * 0.2 ms after they write (`..._floor_polling`), so neither is woken: what busy-polling could at
+ * best give a Node strategy's round trips when the gateway costs nothing.
  */
 async function wsFloor(polling: boolean): Promise<void> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
@@ -553,11 +538,6 @@ async function endToEnd(store: BarStore, language: 'typescript' | 'python', mont
     `BENCH gateway_sma_${language}_from_connection ${Math.round(bars / ((ended - connected) / 1000))} bars/s`,
   );
   console.log(`BENCH gateway_sma_${language}_closed_trades ${trades} trades`);
-  const warmUp = await gateway.warmUp;
-  if (warmUp) {
-    console.log(`BENCH gateway_sma_${language}_warm_up_bars ${warmUp.bars} bars`);
-    console.log(`BENCH gateway_sma_${language}_warm_up_ms ${warmUp.ms} ms`);
-  }
 }
 
 /**

@@ -1,7 +1,5 @@
-import { tuneJitForBacktests } from '@hindsight/gateway/jit-tuning';
 import { Command, Option } from 'commander';
 import { followNpm } from './follow-npm.ts';
-import { followLauncher, relaunchWithV8Flags } from './relaunch.ts';
 
 /**
  * The `hindsight` command line (bin/hindsight.js runs this file): every command with its flags. A
@@ -9,22 +7,14 @@ import { followLauncher, relaunchWithV8Flags } from './relaunch.ts';
  * the platform, gateway or importers, and each command loads only the packages it uses.
  */
 
-// A relaunched child follows its launcher; any other process, when npm started it, follows npm.
-if (!followLauncher()) followNpm();
+// When npm started it, the process follows npm (follow-npm.ts).
+followNpm();
 
 /** An action that imports its command's module when the command runs. */
 const lazy =
   <Args extends unknown[]>(load: () => Promise<(...args: Args) => Promise<void>>) =>
   async (...args: Args) =>
     (await load())(...args);
-
-/** `start`, `worker` and `gateway` host gateways: V8 is tuned for them before their code loads. */
-const hosting =
-  <Args extends unknown[]>(load: () => Promise<(...args: Args) => Promise<void>>) =>
-  async (...args: Args) => {
-    tuneJitForBacktests();
-    return (await load())(...args);
-  };
 
 const program = new Command()
   .name('hindsight')
@@ -60,7 +50,7 @@ storageOptions(
   .addOption(
     new Option('--admin-password <password>', "the admin user's password").env('HINDSIGHT_ADMIN_PASSWORD'),
   )
-  .action(hosting(async () => (await import('./commands/start.ts')).runStart));
+  .action(lazy(async () => (await import('./commands/start.ts')).runStart));
 
 program
   .command('gateway')
@@ -68,7 +58,7 @@ program
     'run the trading gateway (configured by GATEWAY_* variables; GATEWAY_PROVIDER=simulation with ' +
       'HINDSIGHT_SCENARIO=scenario.json replays a backtest for a strategy connecting over REST and WebSocket)',
   )
-  .action(hosting(async () => (await import('./commands/gateway.ts')).runGateway));
+  .action(lazy(async () => (await import('./commands/gateway.ts')).runGateway));
 
 storageOptions(
   program
@@ -85,7 +75,7 @@ storageOptions(
   )
   .addOption(new Option('--executor <kind>', 'local or docker (default local)').env('HINDSIGHT_EXECUTOR'))
   .addOption(new Option('--concurrency <n>', 'scenarios run at once (default 2)').env('HINDSIGHT_WORKERS'))
-  .action(hosting(async () => (await import('./commands/worker.ts')).runWorkerCommand));
+  .action(lazy(async () => (await import('./commands/worker.ts')).runWorkerCommand));
 
 const users = program.command('users').description('manage user accounts');
 storageOptions(
@@ -156,5 +146,4 @@ data
   .addOption(new Option('--data-dir <dir>', 'data directory').env('HINDSIGHT_DATA_DIR'))
   .action(lazy(async () => (await import('./commands/data-export.ts')).runDataExport));
 
-// `hindsight gateway` runs in a child started with the V8 flags its gateway wants (relaunch.ts).
-if (!relaunchWithV8Flags()) await program.parseAsync(process.argv);
+await program.parseAsync(process.argv);

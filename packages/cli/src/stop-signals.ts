@@ -4,8 +4,8 @@ import { leaveLostTerminal } from './lost-terminal.ts';
  * How the serving commands (`start`, `worker`, `gateway`) stop: SIGTERM (a supervisor, `kill`,
  * npm), SIGINT (Ctrl-C) and SIGHUP (a closed terminal) all drain the same way, then the process
  * exits 0; 1 when stopping itself failed. Signals after the first are ignored: Ctrl-C reaches every
- * process of the terminal's group, so a relaunched gateway gets it twice (from the terminal and from
- * its launcher), and killing a process halfway through its stop would leave runs behind. SIGKILL
+ * process of the terminal's group, so a process can get it twice (from the terminal and from npm),
+ * and killing a process halfway through its stop would leave runs behind. SIGKILL
  * remains the way to end a stop that hangs.
  */
 export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];

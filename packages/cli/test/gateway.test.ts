@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { openFileBarStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 import { runSources } from './support/cli-process.ts';
-import { childrenOf, commandLine, gone } from './support/process-tree.ts';
 
 /** `hindsight gateway` as a real process: startup refusals, a whole backtest, and SIGTERM. */
 const bin = fileURLToPath(new URL('../bin/hindsight.js', import.meta.url));
@@ -63,51 +62,6 @@ async function scenarioFile(dir: string, instrument = 'C:BTCUSD'): Promise<strin
     }),
   );
   return file;
-}
-
-/** The environment of `hindsight gateway` on a backtest of fresh data, its log level warn. */
-async function backtestEnv(extra: Record<string, string>): Promise<Record<string, string | undefined>> {
-  const dir = await dataDir();
-  return {
-    ...cleanEnv,
-    RUST_LOG: 'warn',
-    GATEWAY_PROVIDER: 'simulation',
-    GATEWAY_PORT: '0',
-    HINDSIGHT_SCENARIO: await scenarioFile(dir),
-    HINDSIGHT_DATA_DIR: dir,
-    ...extra,
-  };
-}
-
-/** Starts `hindsight gateway` on a backtest and resolves once it has printed its address. */
-async function startedGateway(singleThreaded: 'true' | 'false') {
-  const env = await backtestEnv({ GATEWAY_SINGLE_THREADED: singleThreaded });
-  const child = spawn(process.execPath, [bin, 'gateway'], { env });
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-  let stdout = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      if (stdout.includes('Events:')) resolve();
-    });
-    child.on('close', (code) => reject(new Error(`hindsight gateway exited with ${code} before starting`)));
-  });
-  return { child, closed };
-}
-
-/** The children of `pid` that run the CLI again (tsx may run an esbuild service beside them). */
-async function relaunchedChildren(pid: number): Promise<number[]> {
-  const children = await childrenOf(pid);
-  const lines = await Promise.all(children.map(commandLine));
-  return children.filter((_, i) => lines[i]?.includes(bin));
-}
-
-/** The process `hindsight gateway` started for its gateway (the launcher's one relaunched child). */
-async function hostingProcess(launcher: number): Promise<number> {
-  const [hosting, ...others] = await relaunchedChildren(launcher);
-  assert.equal(others.length, 0);
-  assert.ok(hosting !== undefined, 'the launcher started no child');
-  return hosting;
 }
 
 describe('hindsight gateway', () => {
@@ -198,80 +152,5 @@ describe('hindsight gateway', () => {
     );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /shutting down/);
-  });
-
-  it('runs the gateway in a child started with --single-threaded (GATEWAY_SINGLE_THREADED=true), which stops when the launcher is killed', {
-    timeout: 30_000,
-  }, async () => {
-    const { child, closed } = await startedGateway('true');
-    const launcher = child.pid as number;
-    assert.ok(!(await commandLine(launcher)).includes('--single-threaded'));
-    const hosting = await hostingProcess(launcher);
-    try {
-      assert.deepEqual((await commandLine(hosting)).slice(1, 4), ['--single-threaded', bin, 'gateway']);
-      child.kill('SIGKILL');
-      await closed;
-      await gone(hosting); // its IPC channel closed: it drains as on SIGTERM
-    } finally {
-      try {
-        process.kill(hosting, 'SIGKILL'); // only a failed test leaves it running
-      } catch {
-        // gone (ESRCH): reaped already
-      }
-    }
-  });
-
-  it('relaunched, ends as its gateway ends: SIGTERM drained to 0, a settings error 2, a death by signal that signal', {
-    timeout: 60_000,
-  }, async () => {
-    const drained = await startedGateway('true');
-    drained.child.kill('SIGTERM');
-    assert.equal(await drained.closed, 0);
-
-    const refused = await gateway({
-      GATEWAY_PROVIDER: 'simulation',
-      GATEWAY_SINGLE_THREADED: 'true',
-      HINDSIGHT_SCENARIO: '/nonexistent/scenario.json',
-    });
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /^hindsight gateway: .*scenario\.json/);
-
-    const killed = await startedGateway('true');
-    const signalled = new Promise((resolve) => killed.child.on('exit', (_code, signal) => resolve(signal)));
-    process.kill(await hostingProcess(killed.child.pid as number), 'SIGKILL');
-    assert.equal(await signalled, 'SIGKILL');
-  });
-
-  it('relaunched, stops at once when its launcher died while it was loading', {
-    timeout: 30_000,
-  }, async () => {
-    const child = spawn(process.execPath, ['--single-threaded', bin, 'gateway'], {
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: await backtestEnv({ HINDSIGHT_RELAUNCHED: '1' }),
-    });
-    child.disconnect(); // as a launcher killed before the child has loaded its code
-    let stdout = '';
-    child.stdout?.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr?.resume();
-    const signal = await new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    assert.equal(signal, 'SIGTERM');
-    assert.equal(stdout, '', 'the gateway started without a launcher');
-  });
-
-  it('runs the gateway in its own process with GATEWAY_SINGLE_THREADED=false, and refuses other values', async () => {
-    const { child, closed } = await startedGateway('false');
-    assert.deepEqual(await relaunchedChildren(child.pid as number), []);
-    assert.ok(!(await commandLine(child.pid as number)).includes('--single-threaded'));
-    child.kill('SIGTERM');
-    assert.equal(await closed, 0);
-
-    const refused = await gateway({ GATEWAY_PROVIDER: 'simulation', GATEWAY_SINGLE_THREADED: 'yes' });
-    assert.equal(refused.code, 2);
-    assert.equal(
-      refused.stderr,
-      'hindsight gateway: GATEWAY_SINGLE_THREADED: must be auto, true or false, not "yes"\n',
-    );
   });
 });

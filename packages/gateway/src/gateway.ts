@@ -19,13 +19,6 @@ import { defaultResultsDir, writeRunResults } from './run-results.ts';
 import { type GatewaySettings, SettingsError } from './settings.ts';
 import { EventStream } from './stream/event-stream.ts';
 import type { StrategyConnection } from './stream/strategy-connection.ts';
-import {
-  DEFAULT_WARM_UP_LIMITS,
-  type WarmUpLimits,
-  type WarmUpReport,
-  warmUp,
-  warmUpSettings,
-} from './warm-up.ts';
 
 export const GATEWAY_VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -52,8 +45,6 @@ export interface GatewayOptions {
   clock?: () => number;
   /** Between SIGTERM and the end: how long /readyz answers 503 before the server closes (default 1 s). */
   shutdownGraceMs?: number;
-  /** Limits of the JIT warm-up that `settings.warmUp` asks for (warm-up.ts). */
-  warmUpLimits?: Partial<WarmUpLimits>;
 }
 
 export interface RunEnd {
@@ -70,8 +61,6 @@ export interface RunningGateway {
   provider: Provider;
   /** Settles when the provider's run is over: the strategy sockets are closed by then. */
   done: Promise<RunEnd>;
-  /** Settles when the JIT warm-up has ended and its copy is closed (undefined: there was none). */
-  warmUp: Promise<WarmUpReport | undefined>;
   /** SIGTERM: /readyz 503, new orders 503, sockets get DISCONNECTING and close; then the server closes. */
   shutdown(): Promise<void>;
   /** The first half of `shutdown`, for tests that observe the draining gateway. */
@@ -117,7 +106,6 @@ export async function startGateway(
   const metrics = new GatewayMetrics(provider.name, () => provider.health().connected);
   const stream = new EventStream({
     stallTimeoutMs: settings.stallTimeoutMs,
-    ackSpinMicros: settings.mode === 'simulation' ? settings.ackSpinMicros : 0,
     onPublished: (count) => metrics.eventsPublished(count),
   });
   const ctx: GatewayContext = {
@@ -164,10 +152,6 @@ export async function startGateway(
   }
   log.info({ url, provider: provider.name, mode: provider.mode }, 'trading gateway listening');
 
-  const warmingUp = settings.warmUp
-    ? startWarmUp(app, provider, settings, { ...DEFAULT_WARM_UP_LIMITS, ...options.warmUpLimits }, log)
-    : undefined;
-
   const endAll = (event: Record<string, unknown>, code: number, reason: string) => {
     stream.broadcast({ type: 'connection', timestamp: new Date(provider.now).toISOString(), ...event });
     for (const connection of connections) connection.close(code, reason);
@@ -197,7 +181,6 @@ export async function startGateway(
   const close = () => {
     closing ??= (async () => {
       ctx.lifecycle.shuttingDown = true;
-      await warmingUp?.stop();
       stream.close();
       await provider.close();
       for (const connection of connections) connection.close(1001, 'gateway closing');
@@ -208,7 +191,6 @@ export async function startGateway(
   const beginShutdown = () => {
     if (ctx.lifecycle.shuttingDown) return;
     ctx.lifecycle.shuttingDown = true;
-    void warmingUp?.stop();
     log.info('shutting down: /readyz answers 503 and new orders are refused');
     endAll({ event: 'DISCONNECTING', error: 'the gateway is shutting down' }, 1001, 'gateway shutting down');
   };
@@ -218,7 +200,6 @@ export async function startGateway(
     ctx,
     provider,
     done,
-    warmUp: warmingUp?.report ?? Promise.resolve(undefined),
     beginShutdown,
     async shutdown() {
       beginShutdown();
@@ -226,50 +207,5 @@ export async function startGateway(
       await close();
     },
     close,
-  };
-}
-
-/**
- * Starts the JIT warm-up of a simulation gateway (warm-up.ts) on a throwaway copy of it, ended by
- * the first request or upgrade the real server sees. `stop` ends it and waits until the copy is
- * closed. A failed warm-up is logged and changes nothing else.
- */
-function startWarmUp(
-  app: FastifyInstance,
-  provider: Provider,
-  settings: GatewaySettings,
-  limits: WarmUpLimits,
-  log: pino.Logger,
-): { report: Promise<WarmUpReport | undefined>; stop(): Promise<unknown> } | undefined {
-  if (!(provider instanceof SimulationProvider) || provider.mode !== 'simulation') return undefined;
-  const arrived = new AbortController();
-  const arrive = () => arrived.abort();
-  app.server.once('request', arrive);
-  app.server.once('upgrade', arrive);
-  const copySettings = warmUpSettings(settings);
-  const report = (async () => {
-    const copy = await startGateway(copySettings, { provider: provider.rehearsal(), writeResults: false });
-    return warmUp(copy, copySettings.apiKey as string, provider.firstSymbol, arrived.signal, limits);
-  })()
-    .then(
-      (done) => {
-        log.info({ warmUp: done }, 'JIT warm-up done');
-        return done;
-      },
-      (error: unknown) => {
-        log.warn({ err: error }, 'the JIT warm-up failed; the run is not affected');
-        return undefined;
-      },
-    )
-    .finally(() => {
-      app.server.off('request', arrive);
-      app.server.off('upgrade', arrive);
-    });
-  return {
-    report,
-    stop: () => {
-      arrive();
-      return report;
-    },
   };
 }

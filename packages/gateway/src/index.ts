@@ -1,6 +1,5 @@
 export * from './errors.ts';
 export * from './gateway.ts';
-export * from './jit-tuning.ts';
 export * from './log-filter.ts';
 export * from './operations/circuit-breakers.ts';
 export * from './operations/rate-limit.ts';

@@ -19,7 +19,6 @@ export const PROVIDER_MODES: Record<ProviderName, readonly GatewayMode[]> = {
 
 export const DEFAULT_STALL_TIMEOUT_SECONDS = 300;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60_000;
-export const DEFAULT_ACK_SPIN_MICROSECONDS = 200;
 
 export interface GatewaySettings {
   provider: ProviderName;
@@ -38,14 +37,10 @@ export interface GatewaySettings {
   resultsDir: string | undefined;
   /** Simulation: a strategy that leaves events unacknowledged this long fails the run; 0 = wait forever. */
   stallTimeoutMs: number;
-  /** Simulation: longest busy-poll per wait for an ack, microseconds (stream/ack-spin.ts); 0 = none. */
-  ackSpinMicros: number;
   /** Ingress limit per fixed one-minute window. */
   rateLimitPerMinute: number;
   /** Simulation in paper mode: simulated minutes per wall-clock minute (1 = real time). */
   replaySpeed: number;
-  /** Simulation: warm the JIT up on a throwaway copy of the run until the strategy arrives (warm-up.ts). */
-  warmUp: boolean;
   gitSha: string;
 }
 
@@ -128,11 +123,6 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     stallText === undefined
       ? DEFAULT_STALL_TIMEOUT_SECONDS
       : wholeNumber('GATEWAY_STALL_TIMEOUT_SECONDS', stallText, 0, 86_400);
-  const spinText = present(env.GATEWAY_ACK_SPIN_MICROSECONDS);
-  const ackSpinMicros =
-    spinText === undefined
-      ? DEFAULT_ACK_SPIN_MICROSECONDS
-      : wholeNumber('GATEWAY_ACK_SPIN_MICROSECONDS', spinText, 0, 10_000);
   const rateText = present(env.GATEWAY_RATE_LIMIT_PER_MINUTE);
   const rateLimitPerMinute =
     rateText === undefined
@@ -148,7 +138,6 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     );
   }
 
-  const warmUp = flag(env, 'GATEWAY_WARM_UP', true);
   const resultsDir = present(env.HINDSIGHT_RESULTS_DIR);
   return {
     provider,
@@ -162,10 +151,8 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv): GatewaySettings {
     dataDir: resolve(present(env.HINDSIGHT_DATA_DIR) ?? '.hindsight'),
     resultsDir: resultsDir === undefined ? undefined : resolve(resultsDir),
     stallTimeoutMs: stallSeconds * 1000,
-    ackSpinMicros,
     rateLimitPerMinute,
     replaySpeed,
-    warmUp,
     gitSha: present(env.HINDSIGHT_GIT_SHA) ?? 'unknown',
   };
 }

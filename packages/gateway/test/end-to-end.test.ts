@@ -16,9 +16,8 @@ import { sampleData } from './support/sample-store.ts';
  * python3 with python3-websockets, installed by .ci/run) and in TypeScript, run as real processes
  * against a real gateway replaying a week of the real BTCUSDT sample. Both must produce the same
  * trades, byte for byte. The Python strategy places its orders over HTTP and the TypeScript one as
- * requests over its WebSocket (docs/gateway.md, "REST over the socket"); the Python run's gateway sleeps between acks and the
- * TypeScript run's busy-polls for them (GATEWAY_ACK_SPIN_MICROSECONDS). Neither may change anything
- * but time.
+ * requests over its WebSocket (docs/gateway.md, "REST over the socket"). The transport may change
+ * nothing but time.
  */
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
 const PYTHON =
@@ -41,7 +40,7 @@ interface StrategyRun {
   output: string;
 }
 
-async function runStrategy(command: string, args: string[], ackSpinMicros: string): Promise<StrategyRun> {
+async function runStrategy(command: string, args: string[]): Promise<StrategyRun> {
   const { dataDir, store } = await sampleData();
   const dir = await mkdtemp(join(tmpdir(), 'hindsight-e2e-'));
   await writeFile(join(dir, 'scenario.json'), JSON.stringify(SCENARIO));
@@ -53,7 +52,6 @@ async function runStrategy(command: string, args: string[], ackSpinMicros: strin
     HINDSIGHT_DATA_DIR: dataDir,
     HINDSIGHT_RESULTS_DIR: join(dir, 'results'),
     RUST_LOG: 'warn',
-    GATEWAY_ACK_SPIN_MICROSECONDS: ackSpinMicros,
   });
   const silent = new Writable({ write: (_c, _e, done) => done() });
   const gateway = await startGateway(settings, { store, logDestination: silent });
@@ -91,17 +89,17 @@ async function runStrategy(command: string, args: string[], ackSpinMicros: strin
 
 describe('SMA crossover strategies through the gateway', () => {
   it('trades identically in Python and in TypeScript', async () => {
-    const python = await runStrategy(PYTHON, [join(EXAMPLES, 'sma-crossover-python', 'main.py')], '0');
+    const python = await runStrategy(PYTHON, [join(EXAMPLES, 'sma-crossover-python', 'main.py')]);
     assert.equal(
       python.exitCode,
       0,
       `the Python strategy failed (it needs python3-websockets):\n${python.output.slice(-2000)}`,
     );
-    const typescript = await runStrategy(
-      process.execPath,
-      ['--import', 'tsx', join(EXAMPLES, 'sma-crossover-typescript', 'main.ts')],
-      '200',
-    );
+    const typescript = await runStrategy(process.execPath, [
+      '--import',
+      'tsx',
+      join(EXAMPLES, 'sma-crossover-typescript', 'main.ts'),
+    ]);
     assert.equal(typescript.exitCode, 0, typescript.output.slice(-2000));
     const lots = JSON.parse(python.trades.toString()).trades as { state: string }[];
     assert.ok(lots.length > 50, `the crossover traded (${lots.length} lots)`);

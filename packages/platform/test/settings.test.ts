@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_ACK_SPIN_MICROSECONDS } from '@hindsight/gateway';
 import { readSettings, SettingsError } from '@hindsight/platform';
-import { ackSpinFor } from '../src/runner/start-worker.ts';
 
 describe('platform settings', () => {
   it('defaults to loopback:8000 and ./.hindsight with embedded storage', () => {
@@ -99,13 +97,4 @@ describe('platform settings', () => {
       );
     });
   }
-});
-
-describe('busy-polling for acks in the runs of a worker', () => {
-  it('polls only when every strategy running at once has a core besides the worker process', () => {
-    assert.equal(ackSpinFor(1, 2), DEFAULT_ACK_SPIN_MICROSECONDS, 'one run on two cores');
-    assert.equal(ackSpinFor(2, 2), 0, 'two runs on two cores: the spin would take a strategy core');
-    assert.equal(ackSpinFor(3, 4), DEFAULT_ACK_SPIN_MICROSECONDS);
-    assert.equal(ackSpinFor(4, 4), 0);
-  });
 });

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * Every CLI process a test starts runs the code under test, the TypeScript sources, as the test
  * itself does (`--conditions=source` picks them in package.json's exports, tsx's loader runs them):
- * through NODE_OPTIONS, so that `npm start` and `npx hindsight` and the gateway's relaunched child
- * run them too. The shipped bin otherwise runs the compiled dist/, which may lag the sources.
+ * through NODE_OPTIONS, so that `npm start` and `npx hindsight` run them too. The shipped bin
+ * otherwise runs the compiled dist/, which may lag the sources.
  */
 export const runSources = {
   NODE_OPTIONS:

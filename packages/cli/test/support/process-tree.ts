@@ -25,11 +25,6 @@ async function all(): Promise<Stat[]> {
 /** A zombie has ended: its parent died before it and nobody reaps it (no init in a container). */
 const running = (s: Stat | undefined): s is Stat => s !== undefined && s.state !== 'Z';
 
-/** The processes whose parent is `pid`. */
-export async function childrenOf(pid: number): Promise<number[]> {
-  return (await all()).filter((s) => s.ppid === pid).map((s) => s.pid);
-}
-
 /** `pid` and every process below it (zombies left out). */
 export async function processTree(pid: number): Promise<number[]> {
   const stats = (await all()).filter(running);
@@ -42,11 +37,6 @@ export async function processTree(pid: number): Promise<number[]> {
 
 export async function commandLine(pid: number): Promise<string[]> {
   return (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
-}
-
-/** Resolves once `pid` has ended. */
-export async function gone(pid: number): Promise<void> {
-  while (running(await stat(pid))) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /**

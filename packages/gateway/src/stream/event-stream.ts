@@ -1,5 +1,4 @@
 import type { EventSink, ProviderEvent } from '../provider/provider.ts';
-import { AckSpin } from './ack-spin.ts';
 import { eventText } from './event-text.ts';
 import { textFrame, textFrames } from './frames.ts';
 
@@ -24,8 +23,6 @@ import { textFrame, textFrames } from './frames.ts';
  *   requests answered in the same round share a write. `afterFlush` lets the HTTP layer hold a
  *   response until then, so that an order call's events still leave before its answer. A provider
  *   that starts waiting for acknowledgments has published its batch: it leaves at once.
- * - While it waits for an ack the stream keeps the event loop turning for a short, adaptive while
- *   (`ack-spin.ts`), so that a quick strategy's ack is read without the process being woken for it.
  */
 export interface StreamClient {
   /** Writes complete WebSocket frames (one or more, back to back) now. */
@@ -63,8 +60,6 @@ export interface EventStreamOptions {
   /** Buffered provider events kept for resumption (default 16,384). */
   bufferSize?: number;
   stallTimeoutMs: number;
-  /** Longest busy-poll per wait for an ack, in microseconds (`ack-spin.ts`); 0 = none (default). */
-  ackSpinMicros?: number;
   /** Told how many provider events each publish sent (metrics). */
   onPublished?: (count: number) => void;
 }
@@ -100,11 +95,9 @@ export class EventStream implements EventSink {
   private scheduledFlush: NodeJS.Immediate | undefined;
   private afterFlushCallbacks: (() => void)[] = [];
   private readonly flushAtEndOfRound = () => this.flush();
-  private readonly spin: AckSpin;
 
   constructor(private readonly options: EventStreamOptions) {
     const size = options.bufferSize ?? 16_384;
-    this.spin = new AckSpin(options.ackSpinMicros ?? 0);
     this.ring = new Array(size);
     this.ringSeq = new Float64Array(size);
   }
@@ -244,18 +237,7 @@ export class EventStream implements EventSink {
       if (this.stallTimer) this.stallTimer.refresh().ref();
       else this.stallTimer = setTimeout(() => this.fail(new StallError(timeout)), timeout);
     }
-    this.spin.begin();
     return true;
-  }
-
-  /** A strategy's request runs: its time does not count against the busy-poll for its ack. */
-  holdAckWait(): void {
-    this.spin.hold();
-  }
-
-  /** The request is answered: the busy-poll for the ack starts afresh. */
-  releaseAckWait(): void {
-    this.spin.release();
   }
 
   /** Stops waiting: a pending wait fails (shutdown). */
@@ -269,7 +251,6 @@ export class EventStream implements EventSink {
     const waiter = this.waiter;
     if (!waiter) return;
     this.waiter = undefined;
-    this.spin.end();
     // Left to fire harmlessly (nobody waits then) unless the next wait re-arms it first.
     this.stallTimer?.unref();
     if (this.drainableThrough === undefined) queueMicrotask(this.endDrainBoundary);
@@ -281,7 +262,6 @@ export class EventStream implements EventSink {
     const waiter = this.waiter;
     if (!waiter) return;
     this.waiter = undefined;
-    this.spin.end();
     this.stallTimer?.unref();
     waiter.failed(error);
   }

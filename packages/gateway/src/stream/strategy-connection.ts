@@ -128,7 +128,6 @@ export class StrategyConnection implements StreamClient {
    * that waited for it.
    */
   private request(frame: RequestFrame): void {
-    this.stream.holdAckWait();
     this.options.requests.run(frame).then(
       (head) => this.respond((seq) => responseText(head, this.timestamp(), seq)),
       (error: unknown) => {
@@ -150,7 +149,6 @@ export class StrategyConnection implements StreamClient {
 
   private respond(textOf: (seq: number) => string): void {
     this.stream.sendTextTo(this, textOf);
-    this.stream.releaseAckWait();
     const waiting = this.waiting ?? [];
     this.waiting = undefined;
     let next = 0;

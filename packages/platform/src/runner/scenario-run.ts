@@ -37,8 +37,6 @@ export interface RunLimits {
   connectTimeoutMs: number;
   /** A strategy that leaves events unacknowledged this long fails the run (0 = never). */
   stallTimeoutMs: number;
-  /** The run's gateway busy-polls up to this long per wait for an ack (gateway `ack-spin.ts`; 0 = never). */
-  ackSpinMicros: number;
   /** After the last batch: how long the strategy may take to exit before it is stopped (decision 19b). */
   exitGraceMs: number;
   /** SIGTERM to SIGKILL when a run is stopped early (cancel, failure, shutdown). */
@@ -365,12 +363,8 @@ function gatewaySettings(host: string, apiKey: string, limits: RunLimits): Gatew
     dataDir: '',
     resultsDir: undefined,
     stallTimeoutMs: limits.stallTimeoutMs,
-    ackSpinMicros: limits.ackSpinMicros,
     rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
     replaySpeed: 1,
-    // A worker runs scenario after scenario in one process, whose JIT the first run leaves warm: a
-    // throwaway warm-up per scenario would cost CPU that concurrent runs need (docs/gateway.md).
-    warmUp: false,
     gitSha: 'unknown',
   };
 }

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_ACK_SPIN_MICROSECONDS } from '@hindsight/gateway';
 import type { FastifyBaseLogger } from 'fastify';
 import { createExecutor } from '../executors/create-executor.ts';
 import type { PlatformContext } from '../http/context.ts';
@@ -63,16 +62,6 @@ export function imageCacheDir(dataDir: string, log?: FastifyBaseLogger): string 
   }
 }
 
-/**
- * How long the runs' gateways busy-poll for each ack (gateway `stream/ack-spin.ts`; 0: not at all).
- * They poll only when the machine has a core for each strategy running at once besides this process,
- * which hosts every run's gateway.
- * Spinning on a core a strategy needs would slow that strategy down instead of its round trips.
- */
-export function ackSpinFor(concurrency: number, cores = availableParallelism()): number {
-  return concurrency + 1 <= cores ? DEFAULT_ACK_SPIN_MICROSECONDS : 0;
-}
-
 /** Builds a worker with the configured executor and starts it claiming scenarios. */
 export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
   const { ctx, runner, log } = setup;
@@ -99,7 +88,6 @@ export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
       limits: {
         connectTimeoutMs: runner.connectTimeoutSeconds * 1000,
         stallTimeoutMs: runner.stallTimeoutSeconds * 1000,
-        ackSpinMicros: ackSpinFor(concurrency),
         ...DEFAULT_RUN_LIMITS,
         ...setup.limits,
       },

@@ -157,19 +157,6 @@ export class SimulationProvider implements Provider {
     };
   }
 
-  /**
-   * A fresh backtest of the same scenario over the same store, sharing nothing else: the throwaway
-   * run of a gateway's JIT warm-up (warm-up.ts).
-   */
-  rehearsal(): SimulationProvider {
-    return new SimulationProvider({ ...this.options, mode: 'simulation' });
-  }
-
-  /** The scenario's first instrument (what a warm-up trades). */
-  get firstSymbol(): string {
-    return (this.options.scenario.instruments[0] as InstrumentDefinition).symbol;
-  }
-
   attach(hooks: ProviderHooks): void {
     this.hooks = hooks;
   }
