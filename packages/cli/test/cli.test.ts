@@ -81,6 +81,31 @@ describe('hindsight CLI', () => {
     }
   });
 
+  it('logs JSON lines when its output is not a terminal, a request in one line and only at debug', async () => {
+    const { child, banner } = await start({ HINDSIGHT_DATA_DIR: dataDir(), HINDSIGHT_LOG_LEVEL: 'debug' });
+    let output = banner;
+    child.stdout?.on('data', (d) => {
+      output += d;
+    });
+    try {
+      const url = /running at (http:\/\/\S+) /.exec(banner)?.[1];
+      assert.equal((await fetch(`${url}/v1/openapi.json`)).status, 200);
+    } finally {
+      // Stopped and closed, the process has written all its lines.
+      assert.equal(await stop(child), 0);
+    }
+    // Every line is a JSON entry but the banner's (from `Hindsight ...` to its `Scenarios:` line).
+    const lines = output.split('\n').filter((line) => line !== '');
+    const first = lines.findIndex((line) => line.startsWith('Hindsight '));
+    const last = lines.findIndex((line) => line.startsWith('  Scenarios:'));
+    const entries = [...lines.slice(0, first), ...lines.slice(last + 1)].map((line) => JSON.parse(line));
+    const requests = entries.filter((entry) => JSON.stringify(entry).includes('/v1/openapi.json'));
+    assert.equal(requests.length, 1, output);
+    assert.equal(requests[0].level, 20);
+    assert.equal(requests[0].msg, 'request');
+    assert.equal(requests[0].status, 200);
+  });
+
   it('rejects bad users create input before touching the store', async () => {
     const bad = await run(['users', 'create', '--email', 'nope', '--password', 'long-enough'], {
       HINDSIGHT_DATA_DIR: dataDir(),

@@ -68,8 +68,9 @@ export async function buildServer(
   registerJsonBodyParser(app);
   if (app.log.level === 'debug' || app.log.level === 'trace') {
     app.addHook('onResponse', async (request, reply) => {
+      const ms = Math.round(reply.elapsedTime * 10) / 10;
       request.log.debug(
-        { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
+        { method: request.method, url: request.url, status: reply.statusCode, ms },
         'request',
       );
     });
