@@ -5,6 +5,7 @@ export * from './models/commission.ts';
 export * from './models/funding.ts';
 export * from './models/margin.ts';
 export * from './models/slippage.ts';
+export * from './numbers/currency.ts';
 export * from './orders/index.ts';
 export * from './positions/index.ts';
 export * from './results/index.ts';

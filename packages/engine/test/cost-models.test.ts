@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
 import fc from 'fast-check';
-import { type Scaled, scaledOfText, scaledText } from '../src/account/scaled-decimal.ts';
 import { type CommissionSettings, commissionFor, commissionScaled } from '../src/models/commission.ts';
 import { applySlippage, type SlippageSettings, slippageBps } from '../src/models/slippage.ts';
+import { type Scaled, scaledOfText, scaledText } from '../src/numbers/scaled-decimal.ts';
 import { fillAmountOf, fillUnitsOf, pricedInUsd } from '../src/positions/fill-figures.ts';
 
 const settings = { base_slippage_bps: '1', size_impact_bps_per_100k: '0.5', max_slippage_bps: '2' };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type EngineConfig, SimulationEngine } from '../src/index.ts';
-import { isoTime } from '../src/iso-time.ts';
+import { isoTime } from '../src/numbers/iso-time.ts';
 import { changes, order } from './support/commands.ts';
 import { cursorAt, runAll } from './support/engine-harness.ts';
 

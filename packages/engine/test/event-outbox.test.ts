@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EventOutbox } from '../src/event-outbox.ts';
+import { EventOutbox } from '../src/venue/event-outbox.ts';
 
 describe('event outbox', () => {
   it('hands the events over in order, each batch a new array, and keeps none back', () => {

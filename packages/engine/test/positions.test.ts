@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
-import { scaledOfText, scaledText } from '../src/account/scaled-decimal.ts';
 import {
   Account,
   type BookFill,
@@ -11,6 +10,7 @@ import {
   PositionBookError,
   proRata,
 } from '../src/index.ts';
+import { scaledOfText, scaledText } from '../src/numbers/scaled-decimal.ts';
 
 const BTCUSD = { symbol: 'C:BTCUSD', underlying: 'BTC', denomination: 'USD' };
 const EURUSD = { symbol: 'F:EURUSD', underlying: 'EUR', denomination: 'USD' };

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec } from '@hindsight/core';
 import fc from 'fast-check';
-import { scaledOfText } from '../src/account/scaled-decimal.ts';
 import {
   closeLot,
   computeMetrics,
@@ -13,7 +12,8 @@ import {
   openLot,
   type TradeLot,
 } from '../src/index.ts';
-import { LotTotals, lotTotalsOf } from '../src/results/lot-totals.ts';
+import { scaledOfText } from '../src/numbers/scaled-decimal.ts';
+import { LotTotals, lotTotalsOf } from '../src/positions/lot-totals.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const HOUR = 3_600_000;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec } from '@hindsight/core';
 import { closeLot, formatTradeId, lotCommission, openLot, splitLot } from '../src/index.ts';
-import { writeClosedLot, writeOpenLot } from '../src/results/trade-lot.ts';
+import { writeClosedLot, writeOpenLot } from '../src/positions/trade-lot.ts';
 
 const opened = () =>
   openLot({

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
 import fc from 'fast-check';
-import { Exact } from '../src/account/exact.ts';
+import { Exact } from '../src/numbers/exact.ts';
+import { flatText } from '../src/numbers/flat-text.ts';
 import {
   absolute,
   add,
@@ -20,9 +21,8 @@ import {
   scaledTicks,
   shareOf,
   subtract,
-} from '../src/account/scaled-decimal.ts';
-import { TickQuote } from '../src/account/tick-quote.ts';
-import { flatText } from '../src/flat-text.ts';
+} from '../src/numbers/scaled-decimal.ts';
+import { TickQuote } from '../src/numbers/tick-quote.ts';
 import { proRata } from '../src/positions/position-book.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);

@@ -11,8 +11,8 @@
  * (negative debits, decision 5). The timeseries `units` is `balance`, `nav` is `equity`.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
-import { ACCOUNT_CURRENCY } from './currency.ts';
-import { add, compare, type Scaled, scaledOf, scaledText, subtract } from './scaled-decimal.ts';
+import { ACCOUNT_CURRENCY } from '../numbers/currency.ts';
+import { add, compare, type Scaled, scaledOf, scaledText, subtract } from '../numbers/scaled-decimal.ts';
 
 /** The gateway's Account resource (trading-gateway.md), decimals as canonical strings. */
 export interface AccountView {

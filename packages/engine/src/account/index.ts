@@ -1,2 +1,1 @@
 export * from './account.ts';
-export * from './currency.ts';

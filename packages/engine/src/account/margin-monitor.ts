@@ -11,6 +11,18 @@ import {
   stopOutPlan,
   wouldExceedMargin,
 } from '../models/margin.ts';
+import type { CurrencyConverter } from '../numbers/currency.ts';
+import { Exact } from '../numbers/exact.ts';
+import {
+  absolute,
+  add,
+  fitsDec,
+  multiply,
+  type Scaled,
+  scaledOf,
+  scaledText,
+} from '../numbers/scaled-decimal.ts';
+import type { TickQuote } from '../numbers/tick-quote.ts';
 import type { Side } from '../orders/order-types.ts';
 import type {
   PositionBook,
@@ -19,10 +31,6 @@ import type {
   Valuation,
 } from '../positions/position-book.ts';
 import type { Account } from './account.ts';
-import type { CurrencyConverter } from './currency.ts';
-import { Exact } from './exact.ts';
-import { absolute, add, fitsDec, multiply, type Scaled, scaledOf, scaledText } from './scaled-decimal.ts';
-import type { TickQuote } from './tick-quote.ts';
 
 /**
  * The account's margin (docs/fills.md "Leverage and margin"): margin used, the free-margin check of a

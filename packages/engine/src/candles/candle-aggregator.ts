@@ -6,7 +6,7 @@ import {
   ticksToDecimalString,
   ticksToNumber,
 } from '@hindsight/core';
-import { isoTime } from '../iso-time.ts';
+import { isoTime } from '../numbers/iso-time.ts';
 import type { Bar } from '../orders/order-types.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { Dec } from '@hindsight/core';
-import { absolute, fitsDec, multiply, type Scaled, scaledOf } from '../account/scaled-decimal.ts';
+import { absolute, fitsDec, multiply, type Scaled, scaledOf } from '../numbers/scaled-decimal.ts';
 
 /**
  * Spec (costs.commission): `zero`, or `bps_of_notional`: charge = notional x fee_rate_bps / 10000,

@@ -7,7 +7,7 @@ import {
   type Scaled,
   scaledOf,
   subtract,
-} from '../account/scaled-decimal.ts';
+} from '../numbers/scaled-decimal.ts';
 
 /**
  * Spec (costs.slippage): slippage_bps = base + (notional / 100000) x size_impact_per_100k, capped by

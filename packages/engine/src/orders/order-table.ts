@@ -1,4 +1,4 @@
-import { flatText } from '../flat-text.ts';
+import { flatText } from '../numbers/flat-text.ts';
 import type { OrderRecord } from './order-view.ts';
 
 const PREFIX = 'ord-';

@@ -1,5 +1,5 @@
 import { DEC_ZERO, Dec, toDecimalString } from '@hindsight/core';
-import { isoTime } from '../iso-time.ts';
+import { isoTime } from '../numbers/iso-time.ts';
 import type { SubmitOrder } from './commands.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
 import { assertTransition, type OrderStatus } from './order-states.ts';

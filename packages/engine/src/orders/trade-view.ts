@@ -1,5 +1,5 @@
-import { type Scaled, scaledText } from '../account/scaled-decimal.ts';
-import { isoTime } from '../iso-time.ts';
+import { isoTime } from '../numbers/iso-time.ts';
+import { type Scaled, scaledText } from '../numbers/scaled-decimal.ts';
 import { type EveryKey, lazyView } from './lazy-view.ts';
 import type { Side, Trade } from './order-types.ts';
 

@@ -1,7 +1,7 @@
 import { type Dec, toDecimalString } from '@hindsight/core';
-import { fitsDec, multiply, type Scaled, scaledOfText, scaledText } from '../account/scaled-decimal.ts';
 import { type CommissionSettings, commissionScaled } from '../models/commission.ts';
 import { applySlippageScaled, type SlippageSettings } from '../models/slippage.ts';
+import { fitsDec, multiply, type Scaled, scaledOfText, scaledText } from '../numbers/scaled-decimal.ts';
 import type { Side } from '../orders/order-types.ts';
 
 /**

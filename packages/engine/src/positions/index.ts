@@ -1,1 +1,2 @@
 export * from './position-book.ts';
+export * from './trade-lot.ts';

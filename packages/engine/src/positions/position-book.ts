@@ -41,8 +41,10 @@
  * - `updated_at` moves with fills, not with marks.
  */
 import { Dec, ticksToDecimalString, toDecimalString } from '@hindsight/core';
-import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../account/currency.ts';
-import { Exact } from '../account/exact.ts';
+import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../numbers/currency.ts';
+import { Exact } from '../numbers/exact.ts';
+import { flatText } from '../numbers/flat-text.ts';
+import { isoTime } from '../numbers/iso-time.ts';
 import {
   add,
   compare,
@@ -56,12 +58,11 @@ import {
   scaledTicks,
   shareOf,
   subtract,
-} from '../account/scaled-decimal.ts';
-import { TickQuote } from '../account/tick-quote.ts';
-import { flatText } from '../flat-text.ts';
-import { isoTime } from '../iso-time.ts';
+} from '../numbers/scaled-decimal.ts';
+import { TickQuote } from '../numbers/tick-quote.ts';
 import type { PositionSide, Side } from '../orders/order-types.ts';
-import { LotTotals } from '../results/lot-totals.ts';
+import { type FillFigures, figuresOf } from './fill-figures.ts';
+import { LotTotals } from './lot-totals.ts';
 import {
   type ClosedTradeLot,
   type CloseReason,
@@ -72,8 +73,7 @@ import {
   type TradeLot,
   writeClosedLot,
   writeOpenLot,
-} from '../results/trade-lot.ts';
-import { type FillFigures, figuresOf } from './fill-figures.ts';
+} from './trade-lot.ts';
 
 export type PositionMode = 'netting' | 'hedging';
 export type PositionEventType = 'POSITION_OPENED' | 'POSITION_MODIFIED' | 'POSITION_CLOSED';

@@ -1,4 +1,3 @@
 export * from './metrics.ts';
 export * from './result-files.ts';
 export * from './timeseries-sampler.ts';
-export * from './trade-lot.ts';

@@ -18,11 +18,11 @@
  * parsed into decimals. The results are those of the exact scans.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
-import { scaledText } from '../account/scaled-decimal.ts';
-import { type LotTotals, lotTotalsOf } from './lot-totals.ts';
+import { scaledText } from '../numbers/scaled-decimal.ts';
+import { type LotTotals, lotTotalsOf } from '../positions/lot-totals.ts';
+import type { DecimalInput, TradeLot } from '../positions/trade-lot.ts';
 import { NavSeries } from './nav-series.ts';
 import { DAY_MS } from './timeseries-sampler.ts';
-import type { DecimalInput, TradeLot } from './trade-lot.ts';
 
 export type MetricReason =
   | 'insufficient_data_points'

@@ -1,5 +1,5 @@
 import { Dec } from '@hindsight/core';
-import type { DecimalInput } from './trade-lot.ts';
+import type { DecimalInput } from '../positions/trade-lot.ts';
 
 /**
  * A NAV series read two ways, for metrics that must be exact but scan thousands of points: floats to

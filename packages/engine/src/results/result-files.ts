@@ -8,10 +8,10 @@
  * belongs to the storage edge.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
-import type { LotTotals } from './lot-totals.ts';
+import type { LotTotals } from '../positions/lot-totals.ts';
+import type { DecimalInput, TradeLot } from '../positions/trade-lot.ts';
 import { computeMetrics, type Metrics } from './metrics.ts';
 import type { TimeseriesFile } from './timeseries-sampler.ts';
-import type { DecimalInput, TradeLot } from './trade-lot.ts';
 
 export const RESULT_FORMAT_VERSION = 1;
 

@@ -30,7 +30,7 @@
  * Points in between are dropped. Decimal inputs are canonicalised (decision 37).
  */
 import { Dec, toDecimalString } from '@hindsight/core';
-import type { DecimalInput } from './trade-lot.ts';
+import type { DecimalInput } from '../positions/trade-lot.ts';
 
 export const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;

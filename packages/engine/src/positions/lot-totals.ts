@@ -7,7 +7,7 @@ import {
   fitsDec,
   type Scaled,
   scaledOfText,
-} from '../account/scaled-decimal.ts';
+} from '../numbers/scaled-decimal.ts';
 import type { TradeLot } from './trade-lot.ts';
 
 const NOTHING: Scaled = { value: 0n, scale: 0 };

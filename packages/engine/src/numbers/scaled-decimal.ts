@@ -1,5 +1,5 @@
 import { Dec, powerOfTen } from '@hindsight/core';
-import { flatText } from '../flat-text.ts';
+import { flatText } from './flat-text.ts';
 
 /**
  * Exact decimals as scaled integers (`value` / 10^`scale`, BigInt), for the sums the engine makes at

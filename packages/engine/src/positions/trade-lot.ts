@@ -16,7 +16,7 @@ import {
   scaledText,
   shareOf,
   subtract,
-} from '../account/scaled-decimal.ts';
+} from '../numbers/scaled-decimal.ts';
 
 export type TradeState = 'Open' | 'Closed';
 export type TradeDirection = 'Long' | 'Short';

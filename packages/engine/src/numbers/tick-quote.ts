@@ -1,5 +1,5 @@
 import { Dec, powerOfTen, ticksToDecimalString } from '@hindsight/core';
-import { flatText } from '../flat-text.ts';
+import { flatText } from './flat-text.ts';
 import { type Scaled, scaledTicks } from './scaled-decimal.ts';
 
 /**
