@@ -86,7 +86,6 @@ async function createProvider(settings: GatewaySettings, options: GatewayOptions
       return new SimulationProvider({
         scenario,
         store,
-        engineVersion: GATEWAY_VERSION,
         rateLimitPerMinute: settings.rateLimitPerMinute,
         mode: settings.mode === 'paper' ? 'paper' : 'simulation',
         replaySpeed: settings.replaySpeed,
@@ -159,8 +158,9 @@ export async function startGateway(
 
   const done = provider.finished.then(async (outcome): Promise<RunEnd> => {
     const end: RunEnd = { outcome };
-    if (outcome.kind === 'completed' && provider instanceof SimulationProvider) {
-      end.files = provider.results();
+    const files = outcome.kind === 'completed' ? provider.results?.() : undefined;
+    if (files) {
+      end.files = files;
       if (options.writeResults !== false) {
         end.resultsDir = settings.resultsDir ?? defaultResultsDir();
         await writeRunResults(end.resultsDir, end.files);

@@ -4,12 +4,14 @@ import type {
   Capabilities,
   ClosePosition,
   Denial,
+  Metrics,
   ModifyOrder,
   ModifyOrderResult,
   Order,
   OrderHandle,
   PositionView,
   RejectReason,
+  ResultFiles,
   SetExitLegs,
   SubmitOrder,
   Timeframe,
@@ -131,6 +133,12 @@ export interface Provider {
   strategyConnected(): void;
   /** Resolves when the provider's run is over; a live provider never finishes. */
   readonly finished: Promise<RunOutcome>;
+  /**
+   * A backtest's result files and metrics, read once `finished` has completed (the gateway writes
+   * them, or hands them to the platform). Absent on a provider that runs no backtest (paper or live
+   * trading against a broker).
+   */
+  results?(): ResultFiles & { metrics: Metrics };
   close(): Promise<void>;
 
   capabilities(): Capabilities;

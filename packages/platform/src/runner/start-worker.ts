@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ENGINE_VERSION } from '@hindsight/engine';
 import type { FastifyBaseLogger } from 'fastify';
 import { createExecutor } from '../executors/create-executor.ts';
 import type { PlatformContext } from '../http/context.ts';
@@ -10,13 +10,8 @@ import type { RunnerSettings } from '../settings.ts';
 import type { RunLimits } from './scenario-run.ts';
 import { ScenarioWorker } from './worker.ts';
 
-/** The engine package's version: part of every run's manifest. */
-export const ENGINE_VERSION: string = JSON.parse(
-  readFileSync(
-    join(dirname(fileURLToPath(import.meta.resolve('@hindsight/engine'))), '..', 'package.json'),
-    'utf8',
-  ),
-).version;
+/** The engine's version (the one constant the standalone gateway stamps too): part of every run's manifest. */
+export { ENGINE_VERSION };
 
 export const DEFAULT_RUN_LIMITS = {
   exitGraceMs: 10_000,

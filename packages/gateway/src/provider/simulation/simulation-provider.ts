@@ -4,6 +4,7 @@ import {
   assetClassOf,
   type Capabilities,
   type ClosePosition,
+  ENGINE_VERSION,
   type EngineConfig,
   type EngineEvent,
   type FundingSettings,
@@ -57,7 +58,8 @@ import type { Scenario } from './scenario.ts';
 export interface SimulationProviderOptions {
   scenario: Scenario;
   store: BarStore;
-  engineVersion: string;
+  /** Stamped in the result metadata; default the engine's ENGINE_VERSION (the platform passes it too). */
+  engineVersion?: string;
   rateLimitPerMinute: number;
   /** `simulation` (default): ack-gated time; `paper`: wall-clock time at `replaySpeed`. */
   mode?: 'simulation' | 'paper';
@@ -153,7 +155,7 @@ export class SimulationProvider implements Provider {
       ...(costs?.commission && { commission: costs.commission }),
       ...(costs?.slippage && { slippage: costs.slippage }),
       ...(costs?.funding && { funding: costs.funding as FundingSettings }),
-      engineVersion: this.options.engineVersion,
+      engineVersion: this.options.engineVersion ?? ENGINE_VERSION,
     };
   }
 
