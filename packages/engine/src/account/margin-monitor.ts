@@ -24,12 +24,9 @@ import {
 } from '../numbers/scaled-decimal.ts';
 import type { TickQuote } from '../numbers/tick-quote.ts';
 import type { Side } from '../orders/order-types.ts';
-import type {
-  PositionBook,
-  PositionSnapshot,
-  ScaledValuation,
-  Valuation,
-} from '../positions/position-book.ts';
+import type { ScaledValuation, Valuation } from '../positions/captured-positions.ts';
+import type { PositionSnapshot } from '../positions/position.ts';
+import type { PositionBook } from '../positions/position-book.ts';
 import type { Account } from './account.ts';
 
 /**

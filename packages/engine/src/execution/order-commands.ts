@@ -13,7 +13,8 @@ import {
 } from '../orders/commands.ts';
 import { isTerminal } from '../orders/order-states.ts';
 import { type OrderRecord, remainingQuantity, withStatus } from '../orders/order-view.ts';
-import type { PositionBook, PositionSnapshot } from '../positions/position-book.ts';
+import type { PositionSnapshot } from '../positions/position.ts';
+import type { PositionBook } from '../positions/position-book.ts';
 import type { CloseReason } from '../positions/trade-lot.ts';
 import type { PreTradeRisk } from '../risk/pre-trade-risk.ts';
 import type { EngineEvents } from '../venue/engine-events.ts';

@@ -22,7 +22,8 @@ import {
   fillUnitsOf,
   pricedInUsd,
 } from '../positions/fill-figures.ts';
-import type { FillOutcome, PositionBook } from '../positions/position-book.ts';
+import type { FillOutcome } from '../positions/fill-outcome.ts';
+import type { PositionBook } from '../positions/position-book.ts';
 import type { CloseReason } from '../positions/trade-lot.ts';
 import type { AccountTimeseries } from '../results/account-timeseries.ts';
 import type { PreTradeRisk } from '../risk/pre-trade-risk.ts';

@@ -12,7 +12,7 @@
  *   it must exist, be on the fill's symbol, be on the opposite side, and hold at least the fill's
  *   units (the caller clamps or rejects before the fill; a violation throws `PositionBookError`).
  *
- * Lots (results/trade-lot.ts): each opening fill opens one lot. Reductions close the oldest lots first
+ * Lots (trade-lot.ts): each opening fill opens one lot. Reductions close the oldest lots first
  * (FIFO); a lot closed in part is split with `splitLot`: the closed units become a new lot (a new id,
  * created now) that is closed at once, the rest stays open under the original id, so open lots stay in
  * id order and FIFO is id order. A closed lot's `realized_pnl` is units x (close - open) for Long and
@@ -40,32 +40,31 @@
  * - `realized_pnl` is the sum of the position's closed lots' `realized_pnl` (USD).
  * - `updated_at` moves with fills, not with marks.
  */
-import { Dec, ticksToDecimalString, toDecimalString } from '@hindsight/core';
+import { Dec } from '@hindsight/core';
 import { ACCOUNT_CURRENCY, CurrencyConverter, type CurrencyInstrument } from '../numbers/currency.ts';
 import { Exact } from '../numbers/exact.ts';
 import { flatText } from '../numbers/flat-text.ts';
-import { isoTime } from '../numbers/iso-time.ts';
 import {
   add,
   compare,
   multiply,
   RecentText,
   type Scaled,
-  scaledApprox,
   scaledOf,
   scaledOfText,
   scaledText,
-  scaledTicks,
   shareOf,
   subtract,
 } from '../numbers/scaled-decimal.ts';
 import { TickQuote } from '../numbers/tick-quote.ts';
-import type { PositionSide, Side } from '../orders/order-types.ts';
+import type { PositionSide } from '../orders/order-types.ts';
+import { CapturedPositions } from './captured-positions.ts';
 import { type FillFigures, figuresOf } from './fill-figures.ts';
+import { type BookFill, type FillOrder, type FillOutcome, Outcome } from './fill-outcome.ts';
 import { LotTotals } from './lot-totals.ts';
+import { Position, type PositionSnapshot, Snapshot, unrealizedInQuote } from './position.ts';
 import {
   type ClosedTradeLot,
-  type CloseReason,
   formatTradeId,
   type OpenTradeLot,
   splitLot,
@@ -76,125 +75,6 @@ import {
 } from './trade-lot.ts';
 
 export type PositionMode = 'netting' | 'hedging';
-export type PositionEventType = 'POSITION_OPENED' | 'POSITION_MODIFIED' | 'POSITION_CLOSED';
-
-/** Who fills what, when: the fill without its amounts. */
-export interface FillOrder {
-  orderId: string;
-  symbol: string;
-  side: Side;
-  /** Epoch ms. */
-  time: number;
-  /** Hedging: the position this fill reduces. Ignored under netting. */
-  positionId?: string;
-  /** Reason written on the lots this fill closes; default `Normal`. */
-  closeReason?: CloseReason;
-  /**
-   * `false` when nobody reads the outcome's position events: then none are made (each is a snapshot
-   * of a position the fill changed, two for a reversal, and most runs subscribe to none).
-   */
-  events?: boolean;
-}
-
-/** One execution, already priced (slippage applied) and charged (commission in USD) by the caller. */
-export interface BookFill extends FillOrder {
-  /** Positive base units. */
-  units: Dec;
-  /** Post-slippage fill price. */
-  price: Dec;
-  /** Pre-slippage market price. */
-  basePrice: Dec;
-  slippageBps: Dec;
-  /** The fill's whole commission, USD (0 for a zero-fee config). */
-  commissionUsd: Dec;
-}
-
-/** The gateway's Position resource (trading-gateway.md), decimals as canonical strings. */
-export interface PositionView {
-  id: string;
-  symbol: string;
-  side: PositionSide;
-  quantity: string;
-  average_entry_price: string;
-  current_price: string;
-  /** Quote currency (the spec's formula). */
-  unrealized_pnl: string;
-  /** USD, from closed parts. */
-  realized_pnl: string;
-  /** ISO-8601 UTC. */
-  opened_at: string;
-  updated_at: string;
-}
-
-/** A position in numbers, for the engine (margin, funding, equity). */
-export interface PositionSnapshot {
-  id: string;
-  symbol: string;
-  /** Quote currency (the instrument's denomination). */
-  currency: string;
-  side: PositionSide;
-  /** 0 once closed. */
-  quantity: Dec;
-  averageEntryPrice: Dec;
-  currentPrice: Dec;
-  /** Quote currency. */
-  unrealizedPnl: Dec;
-  unrealizedPnlUsd: Dec;
-  realizedPnlUsd: Dec;
-  openedAt: number;
-  updatedAt: number;
-  /** Open lots, oldest (FIFO first) first. */
-  openLots: readonly OpenTradeLot[];
-  view: PositionView;
-}
-
-export interface PositionEvent {
-  type: PositionEventType;
-  time: number;
-  position: PositionSnapshot;
-}
-
-export interface FillOutcome {
-  orderId: string;
-  symbol: string;
-  time: number;
-  /** In order: a close (or modification) before an open. */
-  events: PositionEvent[];
-  /** Lots this fill opened (at most one). */
-  openedLots: OpenTradeLot[];
-  /** Lots this fill closed, FIFO order. */
-  closedLots: ClosedTradeLot[];
-  /** Sum of `closedLots` realized P&L, USD, before commissions. */
-  readonly realizedPnlUsd: Dec;
-  /** The fill's commission, USD (the account books it whole). */
-  readonly commissionUsd: Dec;
-  /** `realizedPnlUsd` and `commissionUsd` as scaled integers (what the account adds up). */
-  readonly realizedUsd: Scaled;
-  readonly commission: Scaled;
-}
-
-/** A fill's outcome; its realized P&L and commission are made decimals only when read. */
-class Outcome implements FillOutcome {
-  readonly events: PositionEvent[] = [];
-  readonly openedLots: OpenTradeLot[] = [];
-  readonly closedLots: ClosedTradeLot[] = [];
-  realizedUsd: Scaled = SCALED_ZERO;
-
-  constructor(
-    readonly orderId: string,
-    readonly symbol: string,
-    readonly time: number,
-    readonly commission: Scaled,
-  ) {}
-
-  get realizedPnlUsd(): Dec {
-    return new Dec(scaledText(this.realizedUsd));
-  }
-
-  get commissionUsd(): Dec {
-    return new Dec(scaledText(this.commission));
-  }
-}
 
 export type PositionBookErrorCode =
   | 'UNKNOWN_SYMBOL'
@@ -230,170 +110,6 @@ const ZERO = new Exact(0);
 const SCALED_ZERO: Scaled = { value: 0n, scale: 0 };
 const sameAmount = (amount: Dec): Dec => amount;
 const directionOf = (side: PositionSide): TradeDirection => (side === 'LONG' ? 'Long' : 'Short');
-
-class Position {
-  readonly lots: OpenTradeLot[] = [];
-  /**
-   * Sums over the open lots of units and of units x open_price, exact, as scaled integers read from the
-   * lots' own texts: a fill changes them with a few BigInt additions and no decimal arithmetic.
-   */
-  quantity: Scaled = SCALED_ZERO;
-  cost: Scaled = SCALED_ZERO;
-  realizedUsd: Scaled = SCALED_ZERO;
-  /**
-   * Cost and quantity before the last reduction: the average shown once the position is closed (the
-   * last one it had), divided only when a closed position's view is read.
-   */
-  lastCost: Scaled = SCALED_ZERO;
-  lastQuantity: Scaled = SCALED_ZERO;
-  updatedAt: number;
-  /** The book's quote of the symbol once there is one (never replaced): no Map lookup every bar. */
-  quote: TickQuote | undefined;
-  private approx: { quantity: number; cost: number } | undefined;
-
-  constructor(
-    readonly id: string,
-    readonly symbol: string,
-    readonly currency: string,
-    readonly side: PositionSide,
-    readonly openedAt: number,
-  ) {
-    this.updatedAt = openedAt;
-  }
-
-  get isFlat(): boolean {
-    return this.quantity.value === 0n;
-  }
-
-  /** Remembers the average before a reduction (see `lastCost`). */
-  rememberAverage(): void {
-    this.lastCost = this.cost;
-    this.lastQuantity = this.quantity;
-  }
-
-  /** Adds a lot of `units` at `price` (the numbers its texts were written from). */
-  addLot(lot: OpenTradeLot, units: Scaled, price: Scaled): void {
-    this.lots.push(lot);
-    this.quantity = add(this.quantity, units);
-    this.cost = add(this.cost, multiply(units, price));
-    this.approx = undefined;
-  }
-
-  /** Takes `units` at `price` closed out of the first lot (all of it, or a split-off part) off the totals. */
-  takeClosed(units: Scaled, price: Scaled): void {
-    this.quantity = subtract(this.quantity, units);
-    this.cost = subtract(this.cost, multiply(units, price));
-    this.approx = undefined;
-  }
-
-  /** Quantity and cost as floats, for approximations (margin and sampling pre-checks) only. */
-  approxTotals(): { quantity: number; cost: number } {
-    this.approx ??= { quantity: scaledApprox(this.quantity), cost: scaledApprox(this.cost) };
-    return this.approx;
-  }
-}
-
-/** What the open positions are worth at a captured moment (USD). */
-export interface Valuation {
-  unrealizedUsd: Dec;
-  notionals: { symbol: string; notionalUsd: Dec }[];
-}
-
-/** `Valuation` as scaled integers (exact). */
-export interface ScaledValuation {
-  unrealizedUsd: Scaled;
-  notionals: { symbol: string; notionalUsd: Scaled }[];
-}
-
-interface CapturedPosition {
-  symbol: string;
-  long: boolean;
-  quantity: Scaled;
-  cost: Scaled;
-  /** The mark (bid for a long, ask for a short) as ticks, or `fallback` before the first mark. */
-  ticks: number;
-  decimals: number;
-  fallback: Dec | undefined;
-  toUsd: (amount: Dec) => Dec;
-  /** A USD position with a mark: valued in scaled integers alone (no conversion, no fallback). */
-  scalable: boolean;
-}
-
-/**
- * The open positions' numbers at one moment, to value exactly later (the sampler values only the
- * points it keeps): scaled integers and decimals are immutable, so keeping references is a copy, and
- * the marks are the quotes' ticks. Both valuations compute exactly what `unrealizedPnlUsd` (and the
- * margin's notionals) would have then; the scaled one, cheaper, exists when every position is in USD
- * and marked. `PositionBook.capture` can refill a capture no longer needed (one per bar otherwise).
- */
-export class CapturedPositions {
-  private readonly parts: CapturedPosition[] = [];
-  private count = 0;
-
-  /** Empties the capture, keeping its part objects for the next `add`s. */
-  clear(): void {
-    this.count = 0;
-  }
-
-  /** The next part, reused when there is one (its every field is set by the caller). */
-  next(): CapturedPosition {
-    let part = this.parts[this.count];
-    if (!part) {
-      part = {
-        symbol: '',
-        long: true,
-        quantity: SCALED_ZERO,
-        cost: SCALED_ZERO,
-        ticks: 0,
-        decimals: -1,
-        fallback: undefined,
-        toUsd: sameAmount,
-        scalable: false,
-      };
-      this.parts.push(part);
-    }
-    this.count += 1;
-    return part;
-  }
-
-  exact(): Valuation {
-    let unrealizedUsd: Dec = ZERO;
-    const notionals: { symbol: string; notionalUsd: Dec }[] = [];
-    for (let index = 0; index < this.count; index++) {
-      const part = this.parts[index] as CapturedPosition;
-      const price = part.fallback ?? new Dec(ticksToDecimalString(part.ticks, part.decimals));
-      const pnl = unrealizedInQuote(part.long, part.quantity, part.cost, price);
-      unrealizedUsd = unrealizedUsd.plus(part.toUsd(pnl));
-      const notional = new Dec(scaledText(part.quantity)).times(price);
-      notionals.push({ symbol: part.symbol, notionalUsd: part.toUsd(notional) });
-    }
-    return { unrealizedUsd: new Dec(unrealizedUsd), notionals };
-  }
-
-  scaled(): ScaledValuation | undefined {
-    let unrealizedUsd: Scaled = SCALED_ZERO;
-    const notionals: { symbol: string; notionalUsd: Scaled }[] = [];
-    for (let index = 0; index < this.count; index++) {
-      const part = this.parts[index] as CapturedPosition;
-      if (!part.scalable) return undefined;
-      const value = multiply(part.quantity, scaledTicks(part.ticks, part.decimals));
-      const pnl = part.long ? subtract(value, part.cost) : subtract(part.cost, value);
-      // The first P&L is the sum so far (adding it to zero only rescaled a BigInt at every sampled point).
-      unrealizedUsd = index === 0 ? pnl : add(unrealizedUsd, pnl);
-      notionals.push({ symbol: part.symbol, notionalUsd: value });
-    }
-    return { unrealizedUsd, notionals };
-  }
-}
-
-/**
- * Unrealized P&L in the quote currency, exactly: current x quantity - cost for a long, cost - current x
- * quantity for a short (the spec's formula without the rounded average, see the module comment).
- */
-function unrealizedInQuote(long: boolean, quantity: Scaled, cost: Scaled, current: Dec): Dec {
-  const value = multiply(quantity, scaledOf(current));
-  return new Exact(scaledText(long ? subtract(value, cost) : subtract(cost, value)));
-}
 
 export class PositionBook {
   readonly mode: PositionMode;
@@ -812,128 +528,6 @@ export class PositionBook {
       part.scalable = usd && quote !== undefined;
     }
     return into;
-  }
-}
-
-/** cost / quantity in 60 digits (0 for no quantity: a position never reduced has no last average). */
-function averageOf(cost: Scaled, quantity: Scaled): Dec {
-  return quantity.value === 0n ? ZERO : new Dec(scaledText(cost)).div(new Dec(scaledText(quantity)));
-}
-
-/**
- * A position as it was when taken: the immutable numbers are captured at once (decimal values are
- * never mutated, so keeping references is a copy), and what is derived from them (P&L, the wire view)
- * is computed when first read. Most snapshots a fill makes are never read.
- */
-class Snapshot implements PositionSnapshot {
-  readonly id: string;
-  readonly symbol: string;
-  readonly currency: string;
-  readonly side: PositionSide;
-  readonly openedAt: number;
-  readonly updatedAt: number;
-  readonly openLots: readonly OpenTradeLot[];
-  private readonly exactQuantity: Scaled;
-  private readonly cost: Scaled;
-  private readonly realized: Scaled;
-  private readonly lastCost: Scaled;
-  private readonly lastQuantity: Scaled;
-  private cache: Partial<
-    Pick<
-      PositionSnapshot,
-      'quantity' | 'averageEntryPrice' | 'unrealizedPnl' | 'unrealizedPnlUsd' | 'realizedPnlUsd' | 'view'
-    >
-  > = {};
-
-  /**
-   * The mark as it was: its ticks (a decimal is made only if read: most snapshots a fill makes never
-   * are), or a fallback price before the symbol's first quote.
-   */
-  constructor(
-    p: Position,
-    private readonly markTicks: number,
-    private readonly markDecimals: number,
-    private mark: Dec | undefined,
-    private readonly toUsd: (amount: Dec) => Dec,
-  ) {
-    this.id = p.id;
-    this.symbol = p.symbol;
-    this.currency = p.currency;
-    this.side = p.side;
-    this.openedAt = p.openedAt;
-    this.updatedAt = p.updatedAt;
-    this.openLots = [...p.lots];
-    this.exactQuantity = p.quantity;
-    this.cost = p.cost;
-    this.realized = p.realizedUsd;
-    this.lastCost = p.lastCost;
-    this.lastQuantity = p.lastQuantity;
-  }
-
-  /** Bid for a long, ask for a short, when the snapshot was taken (decision 4). */
-  get currentPrice(): Dec {
-    this.mark ??= new Dec(ticksToDecimalString(this.markTicks, this.markDecimals));
-    return this.mark;
-  }
-
-  private get isClosed(): boolean {
-    return this.exactQuantity.value === 0n;
-  }
-
-  get quantity(): Dec {
-    this.cache.quantity ??= new Dec(scaledText(this.exactQuantity));
-    return this.cache.quantity;
-  }
-
-  get averageEntryPrice(): Dec {
-    this.cache.averageEntryPrice ??= this.isClosed
-      ? averageOf(this.lastCost, this.lastQuantity)
-      : averageOf(this.cost, this.exactQuantity);
-    return this.cache.averageEntryPrice;
-  }
-
-  /** Quote currency: current x quantity - cost (long), exact. */
-  get unrealizedPnl(): Dec {
-    if (!this.cache.unrealizedPnl) {
-      if (this.isClosed) this.cache.unrealizedPnl = ZERO;
-      else {
-        const long = this.side === 'LONG';
-        this.cache.unrealizedPnl = new Dec(
-          unrealizedInQuote(long, this.exactQuantity, this.cost, this.currentPrice),
-        );
-      }
-    }
-    return this.cache.unrealizedPnl;
-  }
-
-  get unrealizedPnlUsd(): Dec {
-    if (!this.cache.unrealizedPnlUsd) {
-      const quote = this.unrealizedPnl;
-      this.cache.unrealizedPnlUsd =
-        this.currency === ACCOUNT_CURRENCY || quote.isZero() ? quote : new Dec(this.toUsd(quote));
-    }
-    return this.cache.unrealizedPnlUsd;
-  }
-
-  get realizedPnlUsd(): Dec {
-    this.cache.realizedPnlUsd ??= new Dec(scaledText(this.realized));
-    return this.cache.realizedPnlUsd;
-  }
-
-  get view(): PositionView {
-    this.cache.view ??= {
-      id: this.id,
-      symbol: this.symbol,
-      side: this.side,
-      quantity: scaledText(this.exactQuantity),
-      average_entry_price: toDecimalString(this.averageEntryPrice),
-      current_price: toDecimalString(this.currentPrice),
-      unrealized_pnl: toDecimalString(this.unrealizedPnl),
-      realized_pnl: scaledText(this.realized),
-      opened_at: isoTime(this.openedAt),
-      updated_at: isoTime(this.updatedAt),
-    };
-    return this.cache.view;
   }
 }
 

@@ -1,6 +1,7 @@
 import { DEC_ZERO, type Dec } from '@hindsight/core';
 import type { Side } from '../orders/order-types.ts';
-import type { PositionBook, PositionSnapshot } from './position-book.ts';
+import type { PositionSnapshot } from './position.ts';
+import type { PositionBook } from './position-book.ts';
 
 /**
  * Which open position an order reduces: what reduce-only orders, exit legs and (hedging) orders aimed

@@ -3,7 +3,8 @@ import { type Account, BalanceMoment } from '../account/account.ts';
 import type { MarginMonitor } from '../account/margin-monitor.ts';
 import { Exact } from '../numbers/exact.ts';
 import { add, scaledText } from '../numbers/scaled-decimal.ts';
-import type { CapturedPositions, PositionBook } from '../positions/position-book.ts';
+import type { CapturedPositions } from '../positions/captured-positions.ts';
+import type { PositionBook } from '../positions/position-book.ts';
 import { SampleCapture } from './sample-capture.ts';
 import type { ExactSample, SampleSource, TimeseriesSampler } from './timeseries-sampler.ts';
 

@@ -1,5 +1,5 @@
 import type { BalanceMoment } from '../account/account.ts';
-import { CapturedPositions } from '../positions/position-book.ts';
+import { CapturedPositions } from '../positions/captured-positions.ts';
 import type { ExactSample, SampleSource } from './timeseries-sampler.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { Account } from '../account/account.ts';
 import type { MarginMonitor } from '../account/margin-monitor.ts';
 import { isoTime } from '../numbers/iso-time.ts';
 import type { SubmitOutcome } from '../orders/commands.ts';
-import type { PositionSnapshot } from '../positions/position-book.ts';
+import type { PositionSnapshot } from '../positions/position.ts';
 import type { CloseReason } from '../positions/trade-lot.ts';
 import type { EngineEvents } from '../venue/engine-events.ts';
 
