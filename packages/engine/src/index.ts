@@ -9,3 +9,4 @@ export * from './numbers/currency.ts';
 export * from './orders/index.ts';
 export * from './positions/index.ts';
 export * from './results/index.ts';
+export * from './version.ts';
