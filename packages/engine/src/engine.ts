@@ -38,6 +38,7 @@ import { type EngineEvent, EngineEvents } from './venue/engine-events.ts';
 import { type InstrumentState, newInstrumentState } from './venue/instrument-state.ts';
 import { SimTime } from './venue/sim-time.ts';
 import { VenueOrders } from './venue/venue-orders.ts';
+import { ENGINE_VERSION } from './version.ts';
 
 export type { AdvanceResult, BarCursor } from './clock/bar-loop.ts';
 export {
@@ -302,7 +303,7 @@ export class SimulationEngine {
   results() {
     const timeseries = this.sampler.finish();
     return buildResultFiles({
-      engineVersion: this.config.engineVersion ?? '0.1.0',
+      engineVersion: this.config.engineVersion ?? ENGINE_VERSION,
       startTime: this.config.startTime,
       endTime: this.config.endTime,
       initialCapital: this.config.initialCapital,

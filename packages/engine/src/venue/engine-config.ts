@@ -39,7 +39,7 @@ export interface EngineConfig {
   commission?: CommissionSettings;
   slippage?: SlippageSettings;
   funding?: FundingSettings;
-  /** Stamped in the result metadata; default 0.1.0. */
+  /** Stamped in the result metadata; default ENGINE_VERSION. */
   engineVersion?: string;
   /**
    * Volume participation (docs/fills.md): the largest share of a bar's volume that fills may take, a
