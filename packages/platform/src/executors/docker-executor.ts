@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { cgroupCountersOf } from './cgroups.ts';
 import { ContainerFirewall, type FirewallHole } from './container-firewall.ts';
 import {
@@ -55,6 +56,14 @@ const sinkStream = (sink: OutputSink) =>
     },
   });
 
+/**
+ * dockerode (with its SSH and gRPC dependencies) is loaded only when a docker executor is made: every
+ * other command and the local executor start without paying for it.
+ */
+function dockerClient(): typeof Docker {
+  return createRequire(import.meta.url)('dockerode') as typeof Docker;
+}
+
 /** The `host:port` Docker names the registry by (from `http://host:port`). */
 const registryHost = (url: string) => new URL(url).host;
 
@@ -75,7 +84,8 @@ export class DockerExecutor implements Executor {
   private closed = false;
 
   constructor(options: DockerExecutorOptions = {}) {
-    this.docker = options.docker ?? new Docker({ socketPath: options.socketPath ?? '/var/run/docker.sock' });
+    this.docker =
+      options.docker ?? new (dockerClient())({ socketPath: options.socketPath ?? '/var/run/docker.sock' });
     this.limits = { ...DEFAULT_STRATEGY_LIMITS, ...options.limits };
     this.firewall = options.iptables === false ? undefined : new ContainerFirewall(options.iptables);
   }
