@@ -60,7 +60,7 @@ export function registerGuards(app: FastifyInstance, ctx: GatewayContext): void 
 
 /**
  * The ingress rate limit (429 RATE_LIMITED), with its `rate_limit` events before and at the limit:
- * for every metered route, over HTTP and over the socket (`route-table.ts`).
+ * for every metered route, over HTTP and over the socket (`stream/socket-requests.ts`).
  */
 export function meter(ctx: GatewayContext): void {
   const decision = ctx.rateLimit.take();

@@ -6,9 +6,9 @@ import { GatewayError } from '../errors.ts';
 /**
  * Query strings and path parameters are parsed by their zod schemas; a failure is the spec's 400:
  * INVALID_REQUEST for an unknown parameter, INVALID_VALUE (with `details.field` and
- * `details.provided`) for a bad value. Bodies are parsed by the route itself, once, through the
- * protocol module (`protocol/`), so that a call over the socket (`route-table.ts`, which runs the
- * handlers without Fastify's validation) reads them the same way.
+ * `details.provided`) for a bad value. The socket's calls (`stream/socket-requests.ts`) run these
+ * same validators. Bodies are read by the trading service, once, through the protocol module
+ * (`protocol/`), so that both transports read them the same way.
  */
 const partLabel: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
 

@@ -8,18 +8,18 @@ import {
   serializerCompiler,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { marketRoutes } from '../routes/market.ts';
-import { orderRoutes } from '../routes/orders.ts';
-import { positionRoutes } from '../routes/positions.ts';
+import { marketOperations } from '../routes/market.ts';
+import { orderOperations } from '../routes/orders.ts';
+import { positionOperations } from '../routes/positions.ts';
 import { streamRoutes } from '../routes/stream.ts';
-import { systemRoutes } from '../routes/system.ts';
+import { probeRoutes, systemOperations } from '../routes/system.ts';
 import { SocketRequests } from '../stream/socket-requests.ts';
 import type { StrategyConnection } from '../stream/strategy-connection.ts';
 import type { GatewayContext } from './context.ts';
 import { frameworkErrors, registerErrorHandler } from './error-handler.ts';
 import { registerGuards } from './guards.ts';
+import { ok, operation, registerOperations } from './operations.ts';
 import { requestValidatorCompiler } from './request-validation.ts';
-import { RouteTable } from './route-table.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -127,41 +127,39 @@ export async function buildGatewayServer(
   if (ctx.settings.enableSwagger) {
     await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v1/openapi.json' } });
   }
-  // Every route, as registered, is also callable over the strategy's socket (route-table.ts), which
-  // runs the guards' rate limit itself: a new global hook must be run there too. Added before the
-  // WebSocket plugin, whose own onRoute hook wraps every handler for upgrades.
-  const routes = new RouteTable(ctx, app.log, logRequests);
-  app.addHook('onRoute', (route) => routes.add(route));
   // Client frames are checked for UTF-8 by the connection (client-frames.ts): an invalid one gets an
   // INVALID_MESSAGE error event instead of a closed socket, and the common ack skips the check.
   await app.register(websocket, {
     options: { perMessageDeflate: false, skipUTF8Validation: true, maxPayload: 1024 * 1024 },
   });
 
-  await app.register(orderRoutes, { ctx });
-  await app.register(positionRoutes, { ctx });
-  await app.register(marketRoutes, { ctx });
-  await app.register(systemRoutes, { ctx });
-  const requests = new SocketRequests(routes);
-  await app.register(streamRoutes, { ctx, connections, requests });
-  app.get(
-    '/v1/openapi.json',
-    {
-      config: { public: true, unmetered: true },
-      schema: {
-        tags: ['Reference'],
-        operationId: 'getOpenApiDocument',
-        summary: 'This OpenAPI 3.1 document',
-        security: [],
-        response: {
-          200: z.looseObject({
-            openapi: z.string(),
-            info: z.object({ title: z.string(), version: z.string() }),
-          }),
-        },
+  const openApi = operation({
+    method: 'GET',
+    url: '/v1/openapi.json',
+    public: true,
+    unmetered: true,
+    schema: {
+      tags: ['Reference'],
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document',
+      security: [],
+      response: {
+        200: z.looseObject({
+          openapi: z.string(),
+          info: z.object({ title: z.string(), version: z.string() }),
+        }),
       },
     },
-    () => app.swagger() as unknown as { openapi: string; info: { title: string; version: string } },
-  );
+    run: () => ok(app.swagger()),
+  });
+  const trading = [...orderOperations, ...positionOperations, ...marketOperations, ...systemOperations];
+  // Every operation under /v1/ is callable over the strategy's socket too, from the same list
+  // (socket-requests.ts, which runs the guards' rate limit itself: a new global hook must be run
+  // there too).
+  const requests = new SocketRequests(ctx, [...trading, openApi], app.log, logRequests);
+  await app.register(async (scope) => registerOperations(scope, ctx, trading));
+  await app.register(probeRoutes, { ctx });
+  await app.register(streamRoutes, { ctx, connections, requests });
+  registerOperations(app, ctx, [openApi]);
   return app;
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
 import type { GatewayContext } from '../http/context.ts';
+import { type Operation, ok, operation } from '../http/operations.ts';
 import {
   breakersSchema,
   COMMON_ERRORS,
@@ -14,74 +14,77 @@ import {
   readySchema,
   security,
 } from '../http/schemas.ts';
+import {
+  getCapabilities,
+  getCircuitBreakers,
+  getConnectionStatus,
+  resetCircuitBreakers,
+} from '../trading/trading-service.ts';
 
-/** System endpoints, health probes and metrics (trading-gateway.md: System, Health probes). */
-export async function systemRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayContext }) {
+/**
+ * System endpoints, health probes and metrics (trading-gateway.md: System, Health probes). The /v1
+ * ones are trading-service operations (callable over the socket too); the probes and /metrics are
+ * HTTP only, outside authentication and the rate limit.
+ */
+const tags = ['System'];
+
+export const systemOperations: Operation[] = [
+  operation({
+    method: 'GET',
+    url: '/v1/capabilities',
+    schema: {
+      tags,
+      operationId: 'getCapabilities',
+      summary: 'What the active provider supports',
+      security,
+      response: { 200: capabilitiesSchema, ...errorResponses(...COMMON_ERRORS) },
+    },
+    run: (ctx) => ok(getCapabilities(ctx)),
+  }),
+  operation({
+    method: 'GET',
+    url: '/v1/status',
+    schema: {
+      tags,
+      operationId: 'getStatus',
+      summary: 'Provider connection status',
+      security,
+      response: { 200: connectionStatusSchema, ...errorResponses(...COMMON_ERRORS) },
+    },
+    run: (ctx) => ok(getConnectionStatus(ctx)),
+  }),
+  operation({
+    method: 'GET',
+    url: '/v1/circuit-breakers',
+    schema: {
+      tags,
+      operationId: 'getCircuitBreakers',
+      summary: 'State of the adapter and exit_order breakers',
+      security,
+      response: { 200: breakersSchema, ...errorResponses(...COMMON_ERRORS) },
+    },
+    run: (ctx) => ok(getCircuitBreakers(ctx)),
+  }),
+  operation({
+    method: 'POST',
+    url: '/v1/circuit-breakers/reset',
+    schema: {
+      tags,
+      operationId: 'resetCircuitBreakers',
+      summary: 'Close both breakers atomically',
+      description:
+        'No body is accepted. Both breakers close with failure counts 0. A reset within 60 s of the last successful one is 409 RESET_COOLDOWN (details.retry_after_seconds).',
+      security,
+      response: { 200: breakersSchema, ...errorResponses(...COMMON_ERRORS, 'RESET_COOLDOWN') },
+    },
+    // An empty HTTP body arrives as undefined (no content type) or '' (text/plain): both are none.
+    run: (ctx, { body }) => ok(resetCircuitBreakers(ctx, body !== undefined && body !== null && body !== '')),
+  }),
+];
+
+/** The probes and /metrics. */
+export async function probeRoutes(app: FastifyInstance, { ctx }: { ctx: GatewayContext }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const tags = ['System'];
-
-  api.get(
-    '/v1/capabilities',
-    {
-      schema: {
-        tags,
-        operationId: 'getCapabilities',
-        summary: 'What the active provider supports',
-        security,
-        response: { 200: capabilitiesSchema, ...errorResponses(...COMMON_ERRORS) },
-      },
-    },
-    async () => ctx.provider.capabilities(),
-  );
-
-  api.get(
-    '/v1/status',
-    {
-      schema: {
-        tags,
-        operationId: 'getStatus',
-        summary: 'Provider connection status',
-        security,
-        response: { 200: connectionStatusSchema, ...errorResponses(...COMMON_ERRORS) },
-      },
-    },
-    async () => ctx.provider.connection(),
-  );
-
-  api.get(
-    '/v1/circuit-breakers',
-    {
-      schema: {
-        tags,
-        operationId: 'getCircuitBreakers',
-        summary: 'State of the adapter and exit_order breakers',
-        security,
-        response: { 200: breakersSchema, ...errorResponses(...COMMON_ERRORS) },
-      },
-    },
-    async () => ctx.breakers.status(),
-  );
-
-  api.post(
-    '/v1/circuit-breakers/reset',
-    {
-      schema: {
-        tags,
-        operationId: 'resetCircuitBreakers',
-        summary: 'Close both breakers atomically',
-        description:
-          'No body is accepted. Both breakers close with failure counts 0. A reset within 60 s of the last successful one is 409 RESET_COOLDOWN (details.retry_after_seconds).',
-        security,
-        response: { 200: breakersSchema, ...errorResponses(...COMMON_ERRORS, 'RESET_COOLDOWN') },
-      },
-    },
-    async (request) => {
-      if (request.body !== undefined && request.body !== null && request.headers['content-length'] !== '0') {
-        throw new GatewayError('INVALID_REQUEST', 'This endpoint takes no body; send the POST without one.');
-      }
-      return ctx.breakers.reset();
-    },
-  );
 
   const probe = { public: true, unmetered: true };
   api.get(

@@ -131,7 +131,7 @@ export class StrategyConnection implements StreamClient {
     this.options.requests.run(frame).then(
       (head) => this.respond((seq) => responseText(head, this.timestamp(), seq)),
       (error: unknown) => {
-        // The route table answers every route error itself; this is a fault in the gateway.
+        // Every operation error is answered as a response frame; this is a fault in the gateway.
         this.options.log.error({ err: error }, 'a request over the socket failed');
         this.respond((seq) =>
           JSON.stringify({

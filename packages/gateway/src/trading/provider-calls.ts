@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.ts';
+import type { GatewayContext } from '../http/context.ts';
 import type { Awaitable } from '../provider/provider.ts';
-import type { GatewayContext } from './context.ts';
 
 /**
  * Every provider call goes through here: the `adapter` breaker is checked first (503
