@@ -6,6 +6,7 @@ import {
   type ClosePosition,
   type Denial,
   deny,
+  MODIFIABLE_FIELDS,
   type ModifyOrder,
   type ModifyOutcome,
   type SubmitOrder,
@@ -199,15 +200,6 @@ export class OrderCommands {
 
 /** The default close: the whole position at market, its associated orders cancelled first. */
 const FULL_CLOSE: ClosePosition = { order_type: 'MARKET', cancel_associated_orders: true };
-
-const MODIFIABLE_FIELDS = [
-  'quantity',
-  'limit_price',
-  'stop_price',
-  'stop_loss',
-  'take_profit',
-  'trailing_distance',
-] as const satisfies readonly (keyof ModifyOrder)[];
 
 /** Whether a modification changes any field. */
 function changesAnything(changes: ModifyOrder): boolean {

@@ -56,6 +56,16 @@ export interface ModifyOrder {
   trailing_distance?: Dec;
 }
 
+/** The fields a modification may change, in the wire's order. */
+export const MODIFIABLE_FIELDS = [
+  'quantity',
+  'limit_price',
+  'stop_price',
+  'stop_loss',
+  'take_profit',
+  'trailing_distance',
+] as const satisfies readonly (keyof ModifyOrder)[];
+
 /** A close of an open position by a reduce-only order (by default the whole position at market). */
 export type ClosePosition = {
   /** Omitted: the whole position. */

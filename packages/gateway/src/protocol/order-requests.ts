@@ -1,6 +1,7 @@
 import { Dec, toDecimalString } from '@hindsight/core';
 import {
   MARGIN_MODES,
+  MODIFIABLE_FIELDS,
   type ModifyOrder,
   ORDER_TYPES,
   orderFieldIssues,
@@ -175,15 +176,6 @@ function readOptionalFields(
   return undefined;
 }
 
-const MODIFY_FIELDS = [
-  'quantity',
-  'limit_price',
-  'stop_price',
-  'stop_loss',
-  'take_profit',
-  'trailing_distance',
-] as const satisfies readonly (keyof ModifyOrder)[];
-
 /**
  * Parses a `PATCH /v1/orders/{id}` body: only fields sent non-null change, and at least one must.
  * `trailingType` is the order's own (a PERCENT distance is not on the tick). Whether the modified
@@ -202,7 +194,7 @@ export function parseModifyOrderRequest(
   const fields = FieldReader.of(body, rules.tickSize);
   const changes: ModifyOrder = {};
   let any = false;
-  for (const field of MODIFY_FIELDS) {
+  for (const field of MODIFIABLE_FIELDS) {
     const onTick =
       field !== 'quantity' &&
       (field !== 'trailing_distance' || (rules.trailingType ?? 'ABSOLUTE') === 'ABSOLUTE');
