@@ -1,5 +1,10 @@
 export * from './errors.ts';
 export * from './gateway.ts';
+export {
+  InProcessGateway,
+  type InProcessRunEnd,
+  type InProcessStrategy,
+} from './in-process/in-process-gateway.ts';
 export * from './log-filter.ts';
 export * from './operations/circuit-breakers.ts';
 export * from './operations/rate-limit.ts';

@@ -117,6 +117,13 @@ export class Candle {
     return ticksToNumber(ticks, this.priceDecimals + 1);
   }
 
+  /** A field as a number, for indicators (the SDK's `Candle.number`): exactly `Number(candle[field])`. */
+  number(field: 'open' | 'high' | 'low' | 'close' | 'volume'): number {
+    return field === 'volume'
+      ? ticksToNumber(this.volumeTicks, this.volumeDecimals)
+      : this.priceNumber(field);
+  }
+
   /**
    * `JSON.stringify(candle)`, written directly: a backtest sends every candle to its strategy as
    * text, and stringifying through `toJSON` (an object built by a call from the serialiser back
