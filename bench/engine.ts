@@ -33,7 +33,7 @@ type Strategy = 'idle' | 'sma' | 'brackets';
 /** The strategies' order sizes, made once as an in-process strategy would. */
 const UNITS = { half: new Dec('0.5'), one: new Dec('1'), two: new Dec('2') };
 
-async function btcBars(): Promise<TradeBarBatch> {
+export async function btcBars(): Promise<TradeBarBatch> {
   const files = MONTHS.map((m) => join(SAMPLE, `binance_spot_BTCUSDT_1m_${m}.csv.zst`));
   return (await importFiles('binance', files, { symbol: 'C:BTCUSD' })).bars as TradeBarBatch;
 }
@@ -78,7 +78,7 @@ class Crossover {
   }
 }
 
-async function runBtc(
+export async function runBtc(
   store: BarStore,
   strategy: Strategy,
 ): Promise<{ seconds: number; bars: number; fills: number }> {

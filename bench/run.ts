@@ -6,6 +6,7 @@ const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   platform: () => import('./platform.ts'),
   startup: () => import('./startup.ts'),
   engine: () => import('./engine.ts'),
+  sdk: () => import('./sdk.ts'),
   gateway: () => import('./gateway.ts'),
   marketdata: async () => ({
     run: async () => {

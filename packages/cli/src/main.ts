@@ -105,6 +105,28 @@ versions
   .addOption(new Option('--api-key <key>', "an API key of the strategy's owner").env('HINDSIGHT_API_KEY'))
   .action(lazy(async () => (await import('./commands/versions-push.ts')).runVersionsPush));
 
+program
+  .command('backtest')
+  .description('backtest an SDK strategy: in this process by default, a report at the end (docs/sdk.md)')
+  .argument('<strategy>', 'the strategy module (.ts or .js), its default export made with defineStrategy')
+  .requiredOption(
+    '--scenario <file>',
+    'the scenario: an inline configuration (JSON), as `hindsight gateway` takes',
+  )
+  .option('--param <name=value>', 'a strategy parameter (repeatable)', collect)
+  .option('--grid <name=v1,v2,...>', 'sweep a parameter over values, on every core (repeatable)', collect)
+  .option('--sort <metric>', 'sweep table order, best first (default sharpeRatio)')
+  .option('--workers <n>', 'sweep threads (default: one per core)')
+  .option('--wire', 'run through a gateway on a loopback port, the strategy in a child process')
+  .option('--out <dir>', 'where the result files and the report go (default ./results/<time>)')
+  .option('--no-report', 'skip the HTML report')
+  .addOption(
+    new Option('--data-dir <dir>', 'data directory (market data; default .hindsight)').env(
+      'HINDSIGHT_DATA_DIR',
+    ),
+  )
+  .action(lazy(async () => (await import('./commands/backtest/backtest-command.ts')).runBacktest));
+
 const data = program.command('data').description('manage stored market data');
 const importFormat = new Option('--format <format>', 'file format').makeOptionMandatory();
 // The list of formats lives with the importers, which only `data import` loads (its --help too).

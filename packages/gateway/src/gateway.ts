@@ -69,7 +69,7 @@ export interface RunningGateway {
 }
 
 /** The data dir's market store; an empty one first takes in the bundled sample, as `hindsight start` does. */
-async function fileStoreWithSample(dataDir: string): Promise<BarStore> {
+export async function fileStoreWithSample(dataDir: string): Promise<BarStore> {
   const store = openFileBarStore(dataDir);
   if ((await store.symbols()).length === 0 && existsSync(BUNDLED_SAMPLE_DIR)) {
     await importBundledSample(store, BUNDLED_SAMPLE_DIR);

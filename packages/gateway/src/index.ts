@@ -10,6 +10,7 @@ export * from './operations/circuit-breakers.ts';
 export * from './operations/rate-limit.ts';
 export * from './protocol/index.ts';
 export type * from './provider/provider.ts';
+export { BarHistory } from './provider/simulation/bar-history.ts';
 export { instrumentDefinition, instrumentFromSymbol } from './provider/simulation/instruments.ts';
 export {
   checkScenario,

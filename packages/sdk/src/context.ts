@@ -38,8 +38,10 @@ export interface CallTracker {
 }
 
 export class Context<P extends ParamDefaults = ParamDefaults> {
-  private timeText = '';
-  private timeMs: number | undefined = 0;
+  /** The event being handled: its time is read only when a handler asks (most never do). */
+  private event: { timestamp: string } | undefined;
+  private timeMs = 0;
+  private timeMsOf: { timestamp: string } | undefined;
   private orderCount = 0;
 
   constructor(
@@ -55,21 +57,21 @@ export class Context<P extends ParamDefaults = ParamDefaults> {
 
   /** Simulated time of the last event, ISO-8601 UTC ('' before the first). */
   get time(): string {
-    return this.timeText;
+    return this.event?.timestamp ?? '';
   }
 
   /** Simulated time of the last event, epoch ms (0 before the first). */
   get now(): number {
-    this.timeMs ??= Date.parse(this.timeText);
+    if (this.timeMsOf !== this.event && this.event) {
+      this.timeMs = Date.parse(this.event.timestamp);
+      this.timeMsOf = this.event;
+    }
     return this.timeMs;
   }
 
-  /** @internal The dispatcher sets each event's time (read lazily: most handlers never ask). */
-  setTime(iso: string): void {
-    if (iso !== this.timeText) {
-      this.timeText = iso;
-      this.timeMs = undefined;
-    }
+  /** @internal The dispatcher sets the event each handler runs for. */
+  setEvent(event: { timestamp: string }): void {
+    this.event = event;
   }
 
   /** The last `count` candles received of a symbol (its first timeframe unless given), oldest first. */

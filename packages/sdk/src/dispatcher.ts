@@ -24,11 +24,15 @@ export interface DispatchedEvent {
 export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements CallTracker {
   private queue: DispatchedEvent[] = [];
   private head = 0;
+  /** The queue is the publisher's own array (no copy per batch), copied before anything is added. */
+  private borrowed = false;
   private handling = false;
   private outstanding = 0;
   private stopped = false;
   /** The seq of the last event handled (wire events carry one). */
   lastSeq = 0;
+  /** Candles handled so far (progress reports). */
+  candles = 0;
   private readonly resume = () => this.pump();
   private readonly failed = (error: unknown) => this.fail(error);
   /** The queue ran dry while calls were outstanding: the last one to settle pumps again. */
@@ -58,6 +62,17 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
 
   receive(events: readonly DispatchedEvent[]): void {
     if (this.stopped) return;
+    if (!this.handling && this.head === this.queue.length) {
+      this.queue = events as DispatchedEvent[];
+      this.head = 0;
+      this.borrowed = true;
+      this.pump();
+      return;
+    }
+    if (this.borrowed) {
+      this.queue = this.queue.slice();
+      this.borrowed = false;
+    }
     for (const event of events) this.queue.push(event);
     if (!this.handling) this.pump();
   }
@@ -93,10 +108,9 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
 
   private pump(): void {
     this.handling = true;
-    const queue = this.queue;
     try {
-      while (this.head < queue.length) {
-        const event = queue[this.head++] as DispatchedEvent;
+      while (this.head < this.queue.length) {
+        const event = this.queue[this.head++] as DispatchedEvent;
         const result = this.handle(event);
         if (event.seq !== undefined) this.lastSeq = event.seq;
         if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
@@ -115,16 +129,18 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
     }
     this.queue = [];
     this.head = 0;
+    this.borrowed = false;
     this.handling = false;
     this.drained();
   }
 
   private handle(event: DispatchedEvent): unknown {
     const { handlers, ctx } = this;
-    ctx.setTime(event.timestamp);
+    ctx.setEvent(event);
     switch (event.type) {
       case 'candle': {
         const bar = event.bar as Candle;
+        this.candles++;
         this.history.add(bar);
         return handlers.onCandle?.(bar, ctx);
       }

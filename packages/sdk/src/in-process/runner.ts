@@ -27,6 +27,9 @@ export interface InProcessOptions {
   engineVersion?: string;
   /** Where `ctx.log` lines go (default stderr). */
   log?: (line: string) => void;
+  /** Called about every `progressMs` (default 250) with simulated time and the candles handled so far. */
+  onProgress?: (simulatedMs: number, candles: number) => void;
+  progressMs?: number;
 }
 
 export interface InProcessResult<P extends ParamDefaults = ParamDefaults> extends InProcessRunEnd {
@@ -73,7 +76,14 @@ export async function runInProcess<P extends ParamDefaults>(
       return dispatcher.busy;
     },
   });
-  await Promise.race([run, stopped]);
+  const { onProgress } = options;
+  const progress =
+    onProgress && setInterval(() => onProgress(provider.now, dispatcher.candles), options.progressMs ?? 250);
+  try {
+    await Promise.race([run, stopped]);
+  } finally {
+    if (progress) clearInterval(progress);
+  }
   if (failure) {
     await provider.close();
     gateway.drained();
