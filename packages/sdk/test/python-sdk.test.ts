@@ -78,6 +78,8 @@ interface BacktestOptions {
   env?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
   clock?: () => number;
+  /** Called with the started gateway before the strategy starts. */
+  prepare?: (gateway: TestGateway) => void;
   onLine?: (line: string, gateway: TestGateway) => void;
 }
 
@@ -89,6 +91,7 @@ async function backtest(script: string, options: BacktestOptions): Promise<Backt
     ...(options.clock && { clock: options.clock }),
   });
   try {
+    options.prepare?.(gateway);
     const subscriptions = (options.scenario as { subscriptions: unknown }).subscriptions;
     const run = await runPython(
       [script],
@@ -151,7 +154,7 @@ describe('the Python SDK against a real gateway', { concurrency: true }, () => {
     assert.doesNotMatch(run.stderr, /Traceback/);
   });
 
-  it('refuses float quantities, resolves a rejected order to the REJECTED Order, settles un-awaited orders', async () => {
+  it('places, modifies, cancels and closes; refuses float quantities; resolves a rejection to the REJECTED Order', async () => {
     const run = await backtest(PROBES, { scenario: twoHours(PROBE_EVENTS), env: { PROBE: 'orders' } });
     assertCompleted(run);
     // biome-ignore lint/suspicious/noExplicitAny: the probe's JSON, read loosely
@@ -168,6 +171,18 @@ describe('the Python SDK against a real gateway', { concurrency: true }, () => {
     assert.equal(r.sync_order.status, 'FILLED');
     assert.equal(r.sync_order.client_order_id, 'run-3');
     assert.equal(r.kept, 3, 'ctx.candles kept the three candles so far');
+    assert.equal(r.limit_status, 'OPEN');
+    assert.equal(r.modified_price, '20001.5');
+    assert.deepEqual(r.open_orders, [r.limit_id]);
+    assert.equal(r.cancelled_status, 'CANCELLED');
+    assert.equal(r.position.side, 'LONG');
+    assert.equal(r.position.quantity, '0.02');
+    assert.equal(r.close_order.status, 'FILLED');
+    assert.equal(r.close_order.side, 'SELL');
+    assert.equal(r.positions_after, 0);
+    assert.equal(r.trades, 4, 'the buy, the sync sell, the second buy and the close');
+    assert.equal(r.cancel_all.cancelled_count, 0);
+    assert.equal(r.account.currency, 'USD');
     assert.deepEqual(
       (r.order_events as [string, string][]).filter(([, id]) => id === 'run-2').map(([event]) => event)[0],
       'ORDER_CREATED',
@@ -182,16 +197,24 @@ describe('the Python SDK against a real gateway', { concurrency: true }, () => {
   });
 
   it('retries RATE_LIMITED after retry_after_seconds', async () => {
-    // The gateway allows 2 requests a minute. Its rate-limit clock jumps 58.5 s after the first
-    // request, so the third is refused close to the window's end (retry_after_seconds 1 or 2)
-    // and the retry lands in a new window.
-    let calls = 0;
-    const clock = () => Date.now() + (calls++ === 0 ? 0 : 58_500);
+    // The gateway allows 2 requests a minute. Its rate-limit clock jumps 58.5 s once the first
+    // request is counted, so the third is refused close to the window's end (retry_after_seconds
+    // 1 or 2) and the retry lands in a new window.
+    let offset = 0;
     const run = await backtest(PROBES, {
       scenario: { ...twoHours(PROBE_EVENTS), endTime: '2024-01-02T00:10:00Z' },
       env: { PROBE: 'ratelimit' },
       gatewayEnv: { GATEWAY_RATE_LIMIT_PER_MINUTE: '2' },
-      clock,
+      clock: () => Date.now() + offset,
+      prepare: ({ gateway }) => {
+        const limit = gateway.ctx.rateLimit;
+        const take = limit.take.bind(limit);
+        limit.take = () => {
+          const decision = take();
+          offset = 58_500;
+          return decision;
+        };
+      },
     });
     assertCompleted(run);
     const retry =

@@ -10,11 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import websockets
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from .errors import ConnectionLost, HindsightError
 from .retry import with_retries
 
 REQUEST_TIMEOUT_SECONDS = 10.0
+# The client of the installed websockets (legacy in 10 to 13, the new asyncio one from 14).
+_connect: Any = getattr(websockets, "connect")  # noqa: B009 - a lazy attribute type checkers miss
 # Close codes after which there is nothing to resume: the end of the run, a shutdown, a failed run.
 FINAL_CLOSE_CODES = frozenset({1000, 1001, 4001})
 
@@ -39,9 +42,9 @@ async def _open_socket(url: str, headers: dict[str, str]) -> Any:
     python3-websockets 10) extra_headers."""
     options: dict[str, Any] = {"ping_interval": None, "max_size": 2**24, "open_timeout": REQUEST_TIMEOUT_SECONDS}
     try:
-        return await websockets.connect(url, additional_headers=headers, **options)
+        return await _connect(url, additional_headers=headers, **options)
     except TypeError:
-        return await websockets.connect(url, extra_headers=headers, **options)
+        return await _connect(url, extra_headers=headers, **options)
 
 
 def _upgrade_error(error: BaseException) -> HindsightError:
@@ -92,7 +95,7 @@ class WireClient:
             url += ("&" if "?" in url else "?") + f"resume_from_seq={resume_from_seq}"
         try:
             return await _open_socket(url, self.headers)
-        except (OSError, asyncio.TimeoutError, websockets.exceptions.WebSocketException) as error:
+        except (OSError, asyncio.TimeoutError, WebSocketException) as error:
             raise _upgrade_error(error) from None
 
     async def _read_loop(self) -> None:
@@ -101,7 +104,7 @@ class WireClient:
             try:
                 async for raw in ws:
                     await self._on_frame(raw)
-            except websockets.exceptions.ConnectionClosed:
+            except ConnectionClosed:
                 pass
             if self._closing:
                 return
@@ -179,7 +182,7 @@ class WireClient:
             return
         try:
             await ws.send(json.dumps(frame, separators=(",", ":")))
-        except websockets.exceptions.ConnectionClosed:
+        except ConnectionClosed:
             pass
 
     async def request_once(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:

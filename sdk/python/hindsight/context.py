@@ -145,7 +145,7 @@ class Context:
         return await self._get_order(handle["id"])
 
     async def _get_order(self, order_id: str) -> Order:
-        return Resource.wrap(await self._client.call("GET", f"/v1/orders/{quote(order_id, safe='')}"))
+        return Resource(Resource.wrap(await self._client.call("GET", f"/v1/orders/{quote(order_id, safe='')}")))
 
     def modify(self, order_id: str, **changes: Any) -> asyncio.Task[Order]:
         """PATCH an order (quantity, limit_price, stop_price, stop_loss, take_profit,
@@ -154,7 +154,7 @@ class Context:
 
         async def call() -> Order:
             answer = await self._client.call("PATCH", f"/v1/orders/{quote(order_id, safe='')}", body)
-            return Resource.wrap(answer["order"])
+            return Resource(Resource.wrap(answer["order"]))
 
         return self._start(call())
 
@@ -163,7 +163,7 @@ class Context:
 
         async def call() -> Order:
             answer = await self._client.call("DELETE", f"/v1/orders/{quote(order_id, safe='')}")
-            return Resource.wrap(answer["order"])
+            return Resource(Resource.wrap(answer["order"]))
 
         return self._start(call())
 
