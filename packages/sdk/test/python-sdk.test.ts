@@ -51,9 +51,16 @@ function runPython(
   args: string[],
   env: Record<string, string>,
   onLine: (line: string) => void = () => {},
+  python = PYTHON,
 ): Promise<PythonRun> {
-  const child = spawn(PYTHON, args, {
-    env: { PATH: process.env.PATH ?? '', PYTHONPATH: SDK_DIR, PYTHONDONTWRITEBYTECODE: '1', ...env },
+  const child = spawn(python, args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PYTHONPATH: SDK_DIR,
+      PYTHONDONTWRITEBYTECODE: '1',
+      ...env,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -248,8 +255,12 @@ describe('the Python SDK against a real gateway', { concurrency: true }, () => {
   });
 
   it('installs with pip into a --target directory', async () => {
-    // Debian's python3 has pip (python3-pip) and setuptools: build offline from a copy of the folder
-    // (a build leaves build/ and *.egg-info beside the sources) with no build isolation and no index.
+    // The pip that builds: Debian's (python3-pip, with python3-setuptools) when it is installed,
+    // offline (no build isolation, no index); else the first python3 on PATH (pyenv's: pip, but not
+    // websockets), which builds in isolation with setuptools from its configured index (PIP_*
+    // settings pass through). Either builds from a copy of the folder, as a build leaves build/ and
+    // *.egg-info beside the sources. The package is pure Python: Debian's python3 imports it.
+    const debianPip = (await runPython(['-m', 'pip', '--version'], {})).code === 0;
     const dir = await mkdtemp(join(tmpdir(), 'hindsight-python-sdk-'));
     try {
       await cp(SDK_DIR, join(dir, 'src'), {
@@ -257,20 +268,15 @@ describe('the Python SDK against a real gateway', { concurrency: true }, () => {
         filter: (path) => !/(__pycache__|\.egg-info|[/\\]build)$/.test(path),
       });
       const target = join(dir, 'target');
+      const offline = debianPip ? ['--no-build-isolation', '--no-index'] : [];
+      const pipSettings = Object.fromEntries(
+        Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('PIP_') && !!e[1]),
+      );
       const pip = await runPython(
-        [
-          '-m',
-          'pip',
-          'install',
-          '--quiet',
-          '--no-deps',
-          '--no-build-isolation',
-          '--no-index',
-          '--target',
-          target,
-          join(dir, 'src'),
-        ],
-        {},
+        ['-m', 'pip', 'install', '--quiet', '--no-deps', ...offline, '--target', target, join(dir, 'src')],
+        pipSettings,
+        () => {},
+        debianPip ? PYTHON : 'python3',
       );
       assert.equal(pip.code, 0, output(pip));
       const check = await runPython(
