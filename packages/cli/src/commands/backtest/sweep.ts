@@ -58,10 +58,16 @@ export async function runSweep(run: SweepRun): Promise<void> {
   const results: CellResult[] = new Array(cells.length);
   let next = 0;
   let done = 0;
-  const workerFile = new URL(
-    import.meta.url.endsWith('.ts') ? './sweep-worker.ts' : './sweep-worker.js',
-    import.meta.url,
-  );
+  // Run from the TypeScript sources (the tests), the worker loads them through tsx's API, as a
+  // worker thread does not take the loader hooks of this one.
+  const workerUrl = new URL('./sweep-worker.js', import.meta.url);
+  const startWorker = (job: SweepJob) =>
+    import.meta.url.endsWith('.ts')
+      ? new Worker(
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) => tsImport(${JSON.stringify(new URL('./sweep-worker.ts', import.meta.url).href)}, 'file:///'))`,
+          { eval: true, workerData: job },
+        )
+      : new Worker(workerUrl, { workerData: job });
   await Promise.all(
     Array.from({ length: threads }, async () => {
       const job: SweepJob = {
@@ -70,7 +76,7 @@ export async function runSweep(run: SweepRun): Promise<void> {
         dataDir: run.dataDir,
         outDir,
       };
-      const worker = new Worker(workerFile, { workerData: job });
+      const worker = startWorker(job);
       const ask = (index: number) =>
         new Promise<CellResult>((resolveCell, reject) => {
           worker.once('message', resolveCell);
