@@ -99,6 +99,13 @@ class WireClient:
             raise _upgrade_error(error) from None
 
     async def _read_loop(self) -> None:
+        try:
+            await self._read_frames()
+        except Exception as error:  # noqa: BLE001 - a fault here must end the run, not hang it
+            failure = HindsightError("INTERNAL_ERROR", None, f"the SDK's reader failed: {error!r}")
+            self.events.put_nowait(StreamEnd(None, failure))
+
+    async def _read_frames(self) -> None:
         while True:
             ws = self._ws
             try:
@@ -144,7 +151,11 @@ class WireClient:
         return True
 
     async def _on_frame(self, raw: str | bytes) -> None:
-        payload = json.loads(raw)
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            self.log(f"ignored a frame that is not JSON: {str(raw)[:200]!r}")
+            return
         for event in payload if isinstance(payload, list) else [payload]:
             kind = event.get("type")
             if kind == "ping":

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from .client import StreamEnd, WireClient
 from .context import Context
-from .errors import ParamError
+from .errors import HindsightError, ParamError
 from .models import Candle, Resource
 from .strategy import Strategy
 
@@ -70,7 +70,11 @@ async def _dispatch(strategy: Strategy, event: dict[str, Any], ctx: Context) -> 
 
 
 async def _session(strategy: Strategy, client: WireClient, ctx: Context) -> int:
-    await client.connect()
+    try:
+        await client.connect()
+    except HindsightError as error:
+        _log(f"could not connect to {client.url}: {error}")
+        return 1
     try:
         await _call(strategy.on_start, ctx)
         await ctx.settle()
@@ -101,10 +105,10 @@ def run(strategy_class: type[Strategy]) -> NoReturn:
     handler raises (or the connection is lost for good), 2 on a bad parameter or environment."""
     try:
         strategy = strategy_class()
+        if getattr(strategy, "params", None) is strategy_class.params:  # an __init__ skipped super()
+            Strategy.__init__(strategy)
     except ParamError as error:
         _fail(str(error))
-    if getattr(strategy, "params", None) is strategy_class.params:  # a subclass __init__ skipped super()
-        Strategy.__init__(strategy)
     ws_url = os.environ.get("PROXY_WS_URL") or _fail("PROXY_WS_URL is not set (the gateway's /v1/ws)")
     subscriptions = _subscriptions(os.environ.get("PLATFORM_SUBSCRIPTIONS"))
     client = WireClient(ws_url, os.environ.get("PLATFORM_GATEWAY_API_KEY") or None, _log)
