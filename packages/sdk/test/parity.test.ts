@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkScenario, compressResultFiles } from '@hindsight/gateway';
-import { sampleData } from '../../gateway/test/support/sample-store.ts';
+import { type BarStore, openFileBarStore } from '@hindsight/marketdata';
+import { importFiles } from '@hindsight/marketdata/import';
+import { SAMPLE_DIR, type SampleSymbol, sampleData } from '../../gateway/test/support/sample-store.ts';
 import { startTestGateway } from '../../gateway/test/support/test-gateway.ts';
 import { runInProcess } from '../src/in-process/index.ts';
 import { strategyOf } from '../src/strategy.ts';
@@ -15,8 +20,8 @@ import { strategyOf } from '../src/strategy.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const WIRE_MAIN = fileURLToPath(new URL('../src/wire/main.ts', import.meta.url));
 
-async function overWire(strategyFile: string, scenario: unknown) {
-  const { gateway } = await startTestGateway({ scenario, writeResults: false });
+async function overWire(strategyFile: string, scenario: unknown, store: BarStore) {
+  const { gateway } = await startTestGateway({ scenario, writeResults: false, store });
   const url = new URL(gateway.url);
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', WIRE_MAIN, strategyFile], {
     cwd: ROOT,
@@ -36,8 +41,7 @@ async function overWire(strategyFile: string, scenario: unknown) {
   return end.files as NonNullable<typeof end.files>;
 }
 
-async function inProcess(strategyFile: string, scenario: unknown) {
-  const { store } = await sampleData();
+async function inProcess(strategyFile: string, scenario: unknown, store: BarStore) {
   const checked = await checkScenario('scenario', scenario, store);
   const strategy = strategyOf(await import(`${ROOT}${strategyFile}`), strategyFile);
   const end = await runInProcess(strategy, { scenario: checked, store });
@@ -45,23 +49,110 @@ async function inProcess(strategyFile: string, scenario: unknown) {
   return end.files as NonNullable<typeof end.files>;
 }
 
-const SMA_SCENARIO = {
-  subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
-  startTime: '2024-01-02T00:00:00Z',
-  endTime: '2024-01-05T00:00:00Z',
-  costs: { commission: { model: 'bps_of_notional', fee_rate_bps: '1' } },
-};
+/** EURUSD hourly (2007-2018) and USDJPY by the minute (February 2013): two pairs over one window. */
+async function fxStore(): Promise<BarStore> {
+  const store = openFileBarStore(await mkdtemp(join(tmpdir(), 'hindsight-fx-')));
+  const files = [
+    ['F:EURUSD', 'forex/oanda_EURUSD_1h_bidask_2007-2018.csv.zst'],
+    ['F:USDJPY', 'forex/fxcm_USDJPY_1m_bidask_2013-02.csv.zst'],
+  ] as const;
+  for (const [symbol, file] of files) {
+    const imported = await importFiles('forex-sample', [join(SAMPLE_DIR, file)], { symbol });
+    await store.writeBars(symbol, imported.bars);
+  }
+  return store;
+}
 
-test('the SMA crossover: byte-identical result files in-process and over the wire', async () => {
-  const file = 'examples/sma-crossover-typescript/strategy.ts';
-  const local = await inProcess(file, SMA_SCENARIO);
-  const wire = await overWire(file, SMA_SCENARIO);
-  assert.ok(local.metrics.totalTrades > 50, `${local.metrics.totalTrades} trades`);
+/** Runs the example both ways and compares the result files byte for byte; returns the metrics. */
+async function parity(example: string, scenario: unknown, data: SampleSymbol[] | BarStore) {
+  const file = `examples/${example}/strategy.ts`;
+  const store = Array.isArray(data) ? (await sampleData(data)).store : data;
+  const local = await inProcess(file, scenario, store);
+  const wire = await overWire(file, scenario, store);
   const [a, b] = await Promise.all([compressResultFiles(local), compressResultFiles(wire)]);
   for (const name of Object.keys(a) as (keyof typeof a)[]) {
     assert.ok(
       Buffer.from(a[name] as Uint8Array).equals(Buffer.from(b[name] as Uint8Array)),
-      `${name} differs`,
+      `${example}: ${name} differs`,
     );
   }
+  return local;
+}
+
+test('an SMA crossover: the same files in-process and over the wire', async () => {
+  const files = await parity(
+    'sma-crossover-typescript',
+    {
+      subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+      startTime: '2024-01-02T00:00:00Z',
+      endTime: '2024-01-05T00:00:00Z',
+      costs: { commission: { model: 'bps_of_notional', fee_rate_bps: '1' } },
+    },
+    ['C:BTCUSD'],
+  );
+  assert.ok(files.metrics.totalTrades > 50, `${files.metrics.totalTrades} trades`);
+});
+
+test('RSI with brackets (exit legs that cancel each other): the same files both ways', async () => {
+  const files = await parity(
+    'rsi-brackets-typescript',
+    {
+      subscriptions: [{ instrument: 'F:EURUSD', events: ['candle_15m', 'order_update', 'position_update'] }],
+      startTime: '2014-05-01T00:00:00Z',
+      endTime: '2014-05-15T00:00:00Z',
+    },
+    ['F:EURUSD'],
+  );
+  // Every exit is a leg: take-profits win, stop-losses lose.
+  const { winningTrades, losingTrades } = files.metrics;
+  assert.ok(winningTrades > 0 && losingTrades > 0, `${winningTrades} won, ${losingTrades} lost`);
+  const closed = files.trades.trades.filter((lot) => lot.state === 'Closed');
+  assert.ok(closed.every((lot) => lot.closed_by_order_id !== lot.opened_by_order_id));
+});
+
+test('momentum on two FX pairs paying funding: the same files both ways', async () => {
+  const store = await fxStore();
+  const scenario = {
+    subscriptions: [
+      { instrument: 'F:EURUSD', events: ['candle_1h', 'order_update'] },
+      { instrument: 'F:USDJPY', events: ['candle_1h', 'order_update'] },
+    ],
+    startTime: '2013-02-04T00:00:00Z',
+    endTime: '2013-02-23T00:00:00Z',
+  };
+  const funding = { funding: { model: 'daily', long_rate: '-0.02', short_rate: '-0.01' } };
+  const files = await parity('fx-momentum-typescript', { ...scenario, costs: funding }, store);
+  const symbols = new Set(files.trades.trades.map((lot) => lot.instrument_symbol));
+  assert.deepEqual([...symbols].sort(), ['F:EURUSD', 'F:USDJPY']);
+  // The same trades without funding end on another balance: the positions paid for their nights.
+  const free = await inProcess('examples/fx-momentum-typescript/strategy.ts', scenario, store);
+  assert.equal(free.metrics.totalTrades, files.metrics.totalTrades);
+  assert.ok(
+    Number(free.metadata.finalBalance) > Number(files.metadata.finalBalance),
+    `${free.metadata.finalBalance} without funding, ${files.metadata.finalBalance} with`,
+  );
+});
+
+test('hedging: a long and a short at once, closed by position id: the same files both ways', async () => {
+  const files = await parity(
+    'hedging-typescript',
+    {
+      subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+      startTime: '2024-01-02T00:00:00Z',
+      endTime: '2024-01-03T00:00:00Z',
+      positionMode: 'hedging',
+    },
+    ['C:BTCUSD'],
+  );
+  const lots = files.trades.trades;
+  const overlapping = lots.some((a) =>
+    lots.some(
+      (b) =>
+        a.direction === 'Long' &&
+        b.direction === 'Short' &&
+        b.opened_at < (a.closed_at ?? Number.POSITIVE_INFINITY) &&
+        a.opened_at < (b.closed_at ?? Number.POSITIVE_INFINITY),
+    ),
+  );
+  assert.ok(overlapping, 'a long and a short were open at the same time');
 });
