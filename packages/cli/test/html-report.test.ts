@@ -20,6 +20,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { inlineScript, scriptJson } from '../src/report/html-text.ts';
 import { type ReportBar, type ReportInput, renderReport, writeReport } from '../src/report/index.ts';
 import { toCents } from '../src/report/metric-cards.ts';
+import { REPORT_SCRIPT } from '../src/report/report-script.ts';
 
 /**
  * The HTML report made from real engine runs on the BTCUSDT sample bars: one week with an SMA(10)/SMA(30)
@@ -133,10 +134,35 @@ function everyBarCurve(run: RunFiles, bars: ReportBar[]): RunFiles {
   });
 }
 
+interface Scaled {
+  scale: number;
+  first: number;
+  deltas: number[];
+}
+interface Timed {
+  t0: number;
+  dt: number[];
+}
+
+/** A scaled column's numbers, as the page reads them. */
+function unscaled(col: Scaled): number[] {
+  const unit = 10 ** col.scale;
+  return running(col.first, col.deltas).map((v) => v / unit);
+}
+
+/** A first value and the differences to each next, as the values. */
+function running(first: number, deltas: number[]): number[] {
+  const out = [first];
+  for (const d of deltas) out.push((out.at(-1) as number) + d);
+  return out;
+}
+
+const times = (col: Timed): number[] => running(col.t0, col.dt);
+
 /** The `<script type="application/json">` payload, parsed. */
 function embeddedData(html: string): {
-  equity: { nav: number[] };
-  candles: { close: number[] }[];
+  equity: Timed & { nav: Scaled; balance: Scaled };
+  candles: (Timed & { open: Scaled; high: Scaled; low: Scaled; close: Scaled })[];
   trades: string[][];
 } {
   const match = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html);
@@ -255,8 +281,29 @@ describe('HTML backtest report', () => {
   it('embeds the data: every timeseries point, every candle and every lot with its exact decimals', () => {
     const data = embeddedData(weekHtml);
     const { timeseries, trades } = week.files;
-    assert.deepEqual(data.equity.nav, timeseries.nav.map(Number));
-    assert.equal(data.candles[0]?.close.length, week.bars.length);
+    assert.deepEqual(times(data.equity), timeseries.timestamps);
+    // The charts draw NAV and balance to the cent, prices as the doubles nearest their decimals.
+    assert.deepEqual(
+      unscaled(data.equity.nav),
+      timeseries.nav.map((v) => Math.round(Number(v) * 100) / 100),
+    );
+    assert.deepEqual(
+      unscaled(data.equity.balance),
+      timeseries.units.map((v) => Math.round(Number(v) * 100) / 100),
+    );
+    const candles = data.candles[0];
+    assert.ok(candles);
+    assert.deepEqual(
+      times(candles),
+      week.bars.map((b) => b.time),
+    );
+    for (const field of ['open', 'high', 'low', 'close'] as const) {
+      assert.deepEqual(
+        unscaled(candles[field]),
+        week.bars.map((b) => Number(b[field])),
+        field,
+      );
+    }
     assert.equal(data.trades.length, trades.trades.length);
     for (const [i, lot] of trades.trades.entries()) {
       const row = data.trades[i] as string[];
@@ -355,6 +402,7 @@ describe('HTML backtest report', () => {
       for (const id of ['#equity-chart', '#drawdown-chart', '.chart.price']) {
         assert.ok((await page.locator(`${id} canvas`).count()) > 0, `${id} has canvases`);
       }
+      assert.equal(await page.locator('.fills-note').textContent(), '', 'a week of fills is marked');
       const lots = week.files.trades.trades.length;
       const shown = Math.min(lots, 100);
       assert.equal(await page.locator('#trades-table tbody tr').count(), shown);
@@ -425,8 +473,9 @@ describe('HTML backtest report', () => {
     });
     assert.equal(bytes, (await readFile(path)).length);
     const data = embeddedData(await readFile(path, 'utf8'));
-    assert.equal(data.equity.nav.length, 131_040);
-    assert.equal(data.candles[0]?.close.length, 131_040);
+    assert.equal(times(data.equity).length, 131_040);
+    assert.equal(unscaled(data.equity.nav).length, 131_040);
+    assert.equal(times(data.candles[0] as Timed).length, 131_040);
     console.log(`131,040-point report: ${bytes} bytes, ${lots} trades`);
 
     await waitForChromium();
@@ -435,6 +484,15 @@ describe('HTML backtest report', () => {
     try {
       assert.ok((await page.locator('#equity-chart canvas').count()) > 0);
       assert.ok((await page.locator('.chart.price canvas').count()) > 0);
+      // Zoomed out over 10,000 fills, the arrows wait for a closer zoom, and the legend says so.
+      assert.match((await page.locator('.fills-note').textContent()) ?? '', /^[\d,]+ fills in view: zoom in/);
+      // Zoomed in with the mouse wheel, they are drawn.
+      const chart = page.locator('.chart.price');
+      await chart.hover();
+      for (let i = 0; i < 40 && (await page.locator('.fills-note').textContent()) !== ''; i++) {
+        await page.mouse.wheel(0, -500);
+      }
+      await page.waitForSelector('.fills-note:empty', { state: 'attached', timeout: 10_000 });
       assert.equal(await page.locator('#trades-table tbody tr').count(), 100);
       const pages = Math.ceil(lots / 100);
       assert.equal(await page.locator('#trade-page').textContent(), `Page 1 of ${pages}`);
@@ -457,6 +515,11 @@ describe('report text', () => {
     const text = scriptJson(value);
     assert.ok(!text.includes('<'));
     assert.deepEqual(JSON.parse(text), value);
+  });
+
+  it("the page's script is plain JavaScript the browser can parse", () => {
+    assert.doesNotThrow(() => new Function(REPORT_SCRIPT));
+    assert.doesNotThrow(() => inlineScript(REPORT_SCRIPT));
   });
 
   it('inlines script source with "</script" rewritten and refuses "<!--"', () => {

@@ -1,8 +1,12 @@
 /**
  * The data a report page embeds for its script: the account curve and candles as compact numeric
- * columns for the charts (charts may draw floats), and the trades as rows of exact decimal strings
- * for the table (money is never read as a float there; a lot's commission and net P&L are added in
- * `Dec`).
+ * columns for the charts (charts draw floats: NAV and balance to the cent), and the trades as rows of
+ * exact decimal strings for the table (money is never read as a float there; a lot's commission and
+ * net P&L are added in `Dec`).
+ *
+ * Compact: times and prices are written as differences from the previous value, prices as integers
+ * at a decimal scale. A 1m series is mostly "60000" apart and moves a few cents a bar, so three
+ * months of candles and account points take about half the text of plain numbers.
  */
 import { Dec, toDecimalString } from '@hindsight/core';
 import type { TradeLot } from '@hindsight/engine';
@@ -17,18 +21,30 @@ export interface TimeColumn {
   dt: number[];
 }
 
+/**
+ * Values as integers times 10^-scale: the first, then the difference from each to the next. The page
+ * reads value i as (first + deltas[0] + ... + deltas[i-1]) / 10^scale, the double nearest the scaled
+ * decimal.
+ */
+export interface ScaledColumn {
+  scale: number;
+  first: number;
+  deltas: number[];
+}
+
 export interface EquityData extends TimeColumn {
-  nav: number[];
-  balance: number[];
+  /** To the cent. */
+  nav: ScaledColumn;
+  balance: ScaledColumn;
 }
 
 export interface CandleData extends TimeColumn {
   symbol: string;
   timeframe: string;
-  open: number[];
-  high: number[];
-  low: number[];
-  close: number[];
+  open: ScaledColumn;
+  high: ScaledColumn;
+  low: ScaledColumn;
+  close: ScaledColumn;
 }
 
 /** The trades table's columns, in the order of each row's cells. */
@@ -82,18 +98,54 @@ function timeColumn(times: readonly number[]): TimeColumn {
   return { t0: times[0] ?? 0, dt };
 }
 
-const numbers = (texts: readonly string[]): number[] => texts.map(Number);
+/** Decimal places beyond which prices are rounded for the charts. */
+const MAX_SCALE = 8;
+
+/** The most decimal places among the texts (at most MAX_SCALE). */
+function placesOf(texts: readonly string[]): number {
+  let most = 0;
+  for (const text of texts) {
+    const dot = text.indexOf('.');
+    if (dot >= 0) most = Math.max(most, text.length - dot - 1);
+  }
+  return Math.min(most, MAX_SCALE);
+}
+
+/**
+ * The texts at `scale` decimal places (fewer when the integers would pass 2^53, where a double stops
+ * counting every unit), as a ScaledColumn.
+ */
+export function scaledColumn(texts: readonly string[], scale: number): ScaledColumn {
+  const values = texts.map(Number);
+  let largest = 0;
+  for (const v of values) largest = Math.max(largest, Math.abs(v));
+  while (scale > 0 && largest * 10 ** scale >= Number.MAX_SAFE_INTEGER) scale--;
+  const unit = 10 ** scale;
+  let previous = 0;
+  const deltas = new Array<number>(Math.max(0, values.length - 1));
+  for (let i = 0; i < values.length; i++) {
+    const scaled = Math.round((values[i] as number) * unit);
+    if (i > 0) deltas[i - 1] = scaled - previous;
+    previous = scaled;
+  }
+  return { scale, first: values.length > 0 ? Math.round((values[0] as number) * unit) : 0, deltas };
+}
 
 function candleData(candles: ReportCandles): CandleData {
   const { bars } = candles;
+  const open = bars.map((b) => b.open);
+  const high = bars.map((b) => b.high);
+  const low = bars.map((b) => b.low);
+  const close = bars.map((b) => b.close);
+  const scale = Math.max(placesOf(open), placesOf(high), placesOf(low), placesOf(close));
   return {
     symbol: candles.symbol,
     timeframe: candles.timeframe,
     ...timeColumn(bars.map((b) => b.time)),
-    open: bars.map((b) => Number(b.open)),
-    high: bars.map((b) => Number(b.high)),
-    low: bars.map((b) => Number(b.low)),
-    close: bars.map((b) => Number(b.close)),
+    open: scaledColumn(open, scale),
+    high: scaledColumn(high, scale),
+    low: scaledColumn(low, scale),
+    close: scaledColumn(close, scale),
   };
 }
 
@@ -150,8 +202,8 @@ export function reportData(input: ReportInput): ReportData {
     endTime: metadata.endTime,
     equity: {
       ...timeColumn(timeseries.timestamps),
-      nav: numbers(timeseries.nav),
-      balance: numbers(timeseries.units),
+      nav: scaledColumn(timeseries.nav, 2),
+      balance: scaledColumn(timeseries.units, 2),
     },
     candles,
     symbols: [...symbols].sort(),

@@ -26,6 +26,19 @@ export const REPORT_SCRIPT = String.raw`
     return out;
   }
 
+  /** The numbers of a scaled column (integers at a decimal scale, written as differences). */
+  function unscaled(col) {
+    var unit = Math.pow(10, col.scale);
+    var out = new Array(col.deltas.length + 1);
+    var v = col.first;
+    out[0] = v / unit;
+    for (var i = 0; i < col.deltas.length; i++) {
+      v += col.deltas[i];
+      out[i + 1] = v / unit;
+    }
+    return out;
+  }
+
   /** Chart points in whole seconds, strictly increasing: points within one second keep the last. */
   function points(ms, value) {
     var out = [];
@@ -106,9 +119,18 @@ export const REPORT_SCRIPT = String.raw`
     follow(b, a);
   }
 
+  /** A step line needs only the points where it changes, and the last. */
+  function changesOnly(data) {
+    return data.filter(function (p, i) {
+      return i === 0 || i === data.length - 1 || p.value !== data[i - 1].value;
+    });
+  }
+
   function drawAccountCharts() {
     var eq = data.equity;
-    var n = eq.nav.length;
+    var navValues = unscaled(eq.nav);
+    var balanceValues = unscaled(eq.balance);
+    var n = navValues.length;
     var ms = timesOf(eq, n);
     var equityEl = document.getElementById('equity-chart');
     var drawdownEl = document.getElementById('drawdown-chart');
@@ -116,13 +138,13 @@ export const REPORT_SCRIPT = String.raw`
     try {
       equity = makeChart(equityEl);
       var money = { type: 'price', precision: 2, minMove: 0.01 };
+      var nav = equity.addSeries(LWC.LineSeries, { color: '#2962ff', lineWidth: 2, title: 'NAV', priceFormat: money });
+      nav.setData(withTimeGaps(points(ms, function (i) { return { value: navValues[i] }; })));
       var balance = equity.addSeries(LWC.LineSeries, {
-        color: '#9aa5b1', lineWidth: 1, lineStyle: 2, title: 'Balance', priceFormat: money,
+        color: '#9aa5b1', lineWidth: 1, lineStyle: 2, lineType: 1, title: 'Balance', priceFormat: money,
         lastValueVisible: false, priceLineVisible: false,
       });
-      balance.setData(withTimeGaps(points(ms, function (i) { return { value: eq.balance[i] }; })));
-      var nav = equity.addSeries(LWC.LineSeries, { color: '#2962ff', lineWidth: 2, title: 'NAV', priceFormat: money });
-      nav.setData(withTimeGaps(points(ms, function (i) { return { value: eq.nav[i] }; })));
+      balance.setData(changesOnly(points(ms, function (i) { return { value: balanceValues[i] }; })));
       equity.timeScale().fitContent();
     } catch (error) {
       chartFailed(equityEl, error);
@@ -139,7 +161,7 @@ export const REPORT_SCRIPT = String.raw`
         priceFormat: { type: 'custom', minMove: 0.01, formatter: function (v) { return v.toFixed(2) + ' %'; } },
       });
       dd.setData(withTimeGaps(points(ms, function (i) {
-        var v = eq.nav[i];
+        var v = navValues[i];
         if (v > peak) peak = v;
         return { value: peak > 0 ? (v / peak - 1) * 100 : 0 };
       })));
@@ -176,20 +198,22 @@ export const REPORT_SCRIPT = String.raw`
     return fills;
   }
 
-  function drawPriceChart(symbol, candles, el) {
+  function drawPriceChart(symbol, candles, el, note) {
     var chart = makeChart(el);
     var fills = fillsOf(symbol);
     var series, barSeconds;
     if (candles) {
-      var n = candles.close.length;
-      var ms = timesOf(candles, n);
-      var format = { type: 'price', precision: decimalsOf(candles.close), minMove: Math.pow(10, -decimalsOf(candles.close)) };
+      var open = unscaled(candles.open), high = unscaled(candles.high);
+      var low = unscaled(candles.low), close = unscaled(candles.close);
+      var ms = timesOf(candles, close.length);
+      var places = candles.close.scale;
       series = chart.addSeries(LWC.CandlestickSeries, {
         upColor: '#26a69a', downColor: '#ef5350', borderVisible: false,
-        wickUpColor: '#26a69a', wickDownColor: '#ef5350', priceFormat: format,
+        wickUpColor: '#26a69a', wickDownColor: '#ef5350',
+        priceFormat: { type: 'price', precision: places, minMove: Math.pow(10, -places) },
       });
       var bars = points(ms, function (i) {
-        return { open: candles.open[i], high: candles.high[i], low: candles.low[i], close: candles.close[i] };
+        return { open: open[i], high: high[i], low: low[i], close: close[i] };
       });
       series.setData(bars);
       barSeconds = bars.map(function (b) { return b.time; });
@@ -215,9 +239,48 @@ export const REPORT_SCRIPT = String.raw`
         };
       });
       markers.sort(function (a, b) { return a.time - b.time; });
-      LWC.createSeriesMarkers(series, markers);
+      showFillsInView(chart, LWC.createSeriesMarkers(series, []), markers, note);
     }
     chart.timeScale().fitContent();
+  }
+
+  /** The first index whose time is after t (or at or after it, when inclusive). */
+  function boundOf(times, t, inclusive) {
+    var lo = 0, hi = times.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (times[mid] < t || (!inclusive && times[mid] === t)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * Marks the fills in the visible time range, or none when there are more than MAX_FILLS_IN_VIEW
+   * (thousands of arrows hide the candles): the legend then says how many, and zooming in shows them.
+   */
+  var MAX_FILLS_IN_VIEW = 1500;
+  function showFillsInView(chart, plugin, markers, note) {
+    var times = markers.map(function (m) { return m.time; });
+    var shown = '';
+    function update() {
+      var range = chart.timeScale().getVisibleRange();
+      var from = range ? boundOf(times, range.from, true) : 0;
+      var to = range ? boundOf(times, range.to, false) : times.length;
+      var count = to - from;
+      var key = count > MAX_FILLS_IN_VIEW ? 'hidden' : from + ':' + to;
+      if (key === shown) return;
+      shown = key;
+      if (count > MAX_FILLS_IN_VIEW) {
+        plugin.setMarkers([]);
+        note.textContent = count.toLocaleString('en-US') + ' fills in view: zoom in to see them.';
+      } else {
+        plugin.setMarkers(markers.slice(from, to));
+        note.textContent = '';
+      }
+    }
+    chart.timeScale().subscribeVisibleTimeRangeChange(update);
+    update();
   }
 
   function drawPriceCharts() {
@@ -235,13 +298,16 @@ export const REPORT_SCRIPT = String.raw`
       el.setAttribute('data-symbol', symbol);
       var legend = document.createElement('div');
       legend.className = 'legend';
-      legend.innerHTML = '<span class="buy">\u25b2 buy fill</span> \u00a0 <span class="sell">\u25bc sell fill</span>';
+      legend.innerHTML = '<span class="buy">\u25b2 buy fill</span> \u00a0 <span class="sell">\u25bc sell fill</span> \u00a0 ';
+      var note = document.createElement('span');
+      note.className = 'fills-note';
+      legend.appendChild(note);
       panel.appendChild(el);
       panel.appendChild(legend);
       holder.appendChild(title);
       holder.appendChild(panel);
       try {
-        drawPriceChart(symbol, candles, el);
+        drawPriceChart(symbol, candles, el, note);
       } catch (error) {
         chartFailed(el, error);
       }
