@@ -305,15 +305,22 @@ describe('HTML backtest report', () => {
       );
     }
     assert.equal(data.trades.length, trades.trades.length);
+    let commissions = new Dec(0);
     for (const [i, lot] of trades.trades.entries()) {
       const row = data.trades[i] as string[];
       assert.equal(row[0], lot.id);
+      assert.equal(row[4], lot.units);
       assert.equal(row[6], lot.open_price);
+      commissions = commissions.plus(row[10] as string);
       if (lot.state === 'Closed') {
         assert.equal(row[8], lot.close_price);
         assert.equal(row[9], lot.realized_pnl);
+        // Net P&L is P&L minus the lot's commissions, in decimal.
+        assert.ok(new Dec(row[11] as string).eq(new Dec(lot.realized_pnl).minus(row[10] as string)));
       }
     }
+    // The rows' commissions add up to the metrics' total exactly.
+    assert.ok(commissions.eq(week.files.metrics.totalCommission));
   });
 
   it('has the trade count in the trades table', () => {
