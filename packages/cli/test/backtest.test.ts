@@ -49,7 +49,7 @@ describe('hindsight backtest', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.equal(trades(second.stdout), trades(first.stdout));
     const [a, b] = [files(here), files(wire)];
-    a.forEach((bytes, i) => assert.ok(bytes.equals(b[i] as Buffer), `file ${i} differs`));
+    for (const [i, bytes] of a.entries()) assert.ok(bytes.equals(b[i] as Buffer), `file ${i} differs`);
   });
 
   it('takes parameters, and sweeps a grid into a sorted table whose cells differ', async () => {

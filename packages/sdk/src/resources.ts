@@ -52,7 +52,7 @@ export interface ErrorEvent {
 }
 
 /** A decimal the SDK sends: a decimal string, a bigint or a Decimal; never a float. */
-export type DecimalInput = string | bigint | { toFixed(): string };
+export type DecimalInput = string | bigint | { toFixed(): string; toNumber(): number };
 
 /** Options of `buy` and `sell`: the order request's fields (docs/protocol.md, OrderRequest). */
 export interface OrderOptions {
