@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkScenario } from '@hindsight/gateway';
 import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
@@ -9,9 +13,11 @@ import { btcBars, runBtc } from './engine.ts';
  * The SDK's in-process runner against the engine's own figure, on the 131,040 BTC sample bars
  * (Jan-Mar 2024): the SMA example (`examples/sma-crossover-typescript/strategy.ts`, the strategy
  * a user writes, through the gateway's trading service and simulation provider) beside the engine
- * benchmark's hand-written in-process SMA (`bench/engine.ts`), interleaved, medians of 5 runs after
- * 2 warm-up runs each. `sdk_inprocess_vs_engine` is the ratio of their speeds.
+ * benchmark's hand-written in-process SMA (`bench/engine.ts`), interleaved in 15 pairs after 3
+ * warm-up pairs; `sdk_inprocess_vs_engine` is the median of the pairs' speed ratios.
  */
+const WARM_UP = 3;
+const PAIRS = 15;
 const EXAMPLE = fileURLToPath(new URL('../examples/sma-crossover-typescript/strategy.ts', import.meta.url));
 const SCENARIO = {
   subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
@@ -39,24 +45,90 @@ export async function run(): Promise<void> {
     };
   };
   const engineOnce = () => runBtc(store, 'sma');
-  // Interleaved: each engine run is followed by an SDK run, so both see the same machine.
-  const engineRuns: { seconds: number }[] = [];
-  const sdkRuns: { seconds: number; trades: number | undefined }[] = [];
-  for (let i = 0; i < 7; i++) {
-    const engine = await engineOnce();
-    const sdk = await sdkOnce();
-    if (i >= 2) {
-      engineRuns.push(engine);
-      sdkRuns.push(sdk);
-    }
+  // Interleaved pairs, the order alternating: each ratio compares runs a moment apart on one machine.
+  const engineSeconds: number[] = [];
+  const sdkSeconds: number[] = [];
+  const ratios: number[] = [];
+  let trades: number | undefined;
+  for (let i = 0; i < WARM_UP + PAIRS; i++) {
+    const engineFirst = i % 2 === 0;
+    const first = engineFirst ? (await engineOnce()).seconds : (await sdkOnce()).seconds;
+    const sdk = engineFirst ? await sdkOnce() : { seconds: first, trades };
+    const engine = engineFirst ? first : (await engineOnce()).seconds;
+    trades = sdk.trades ?? trades;
+    if (i < WARM_UP) continue;
+    engineSeconds.push(engine);
+    sdkSeconds.push(sdk.seconds);
+    ratios.push(engine / sdk.seconds);
   }
-  const mid = <T extends { seconds: number }>(runs: T[]) =>
-    [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)] as T;
-  const engine = mid(engineRuns);
-  const sdk = mid(sdkRuns);
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   const bars = quarter.length;
-  console.log(`BENCH sdk_inprocess_sma_bars_per_s ${Math.round(bars / sdk.seconds)} bars/s`);
-  console.log(`BENCH engine_sma_crossover_bars_per_second ${Math.round(bars / engine.seconds)} bars/s`);
-  console.log(`BENCH sdk_inprocess_vs_engine ${(engine.seconds / sdk.seconds).toFixed(3)} ratio`);
-  console.log(`BENCH sdk_inprocess_sma_closed_trades ${sdk.trades} trades`);
+  console.log(`BENCH sdk_inprocess_sma_bars_per_s ${Math.round(bars / median(sdkSeconds))} bars/s`);
+  console.log(
+    `BENCH engine_sma_crossover_bars_per_second ${Math.round(bars / median(engineSeconds))} bars/s`,
+  );
+  console.log(`BENCH sdk_inprocess_vs_engine ${median(ratios).toFixed(3)} ratio`);
+  console.log(`BENCH sdk_inprocess_sma_closed_trades ${trades} trades`);
+  await commandFigures();
+}
+
+/**
+ * What a user waits for: `hindsight backtest` from process start to exit on the 131,040 bars (the
+ * compiled CLI, as `npx hindsight` runs it: `npm run build` after editing sources), in-process and
+ * `--wire`, and a 2x2 `--grid` sweep on the machine's cores. Medians of 3 runs each.
+ */
+async function commandFigures(): Promise<void> {
+  const bin = fileURLToPath(new URL('../packages/cli/bin/hindsight.js', import.meta.url));
+  if (!existsSync(fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url)))) {
+    console.log('# the command figures need the compiled CLI: npm run build');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'hindsight-bench-sdk-'));
+  const scenario = join(dir, 'scenario.json');
+  writeFileSync(scenario, JSON.stringify(SCENARIO));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('HINDSIGHT_') && k !== 'NODE_OPTIONS'),
+  );
+  const seconds = async (extra: string[]) => {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        'backtest',
+        EXAMPLE,
+        '--scenario',
+        scenario,
+        '--data-dir',
+        join(dir, 'data'),
+        '--out',
+        join(dir, 'out'),
+        '--no-report',
+        ...extra,
+      ],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) throw new Error(`hindsight backtest ${extra.join(' ')} exited ${code}: ${stderr}`);
+    return (performance.now() - started) / 1000;
+  };
+  const median3 = async (extra: string[]) => {
+    const runs = [await seconds(extra), await seconds(extra), await seconds(extra)].sort((a, b) => a - b);
+    return runs[1] as number;
+  };
+  await seconds([]); // fills the data dir's store with the bundled sample once
+  const cold = await median3([]);
+  console.log(`BENCH sdk_backtest_command_cold_seconds ${cold.toFixed(2)} s`);
+  const wire = await median3(['--wire']);
+  console.log(`BENCH sdk_backtest_command_wire_seconds ${wire.toFixed(2)} s`);
+  console.log(`BENCH sdk_wire_sma_bars_per_s ${Math.round(131_040 / wire)} bars/s`);
+  const sweep = await median3(['--grid', 'fast=5,10', '--grid', 'slow=30,50']);
+  console.log(`BENCH sdk_sweep_2x2_seconds ${sweep.toFixed(2)} s`);
+  console.log(`BENCH sdk_sweep_cells_per_minute ${(4 / (sweep / 60)).toFixed(1)} cells/min`);
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -74,7 +74,8 @@ export class InProcessGateway implements EventSink {
       heartbeatMs: 0,
       lifecycle: { shuttingDown: false },
     };
-    provider.attach({ sink: this, telemetry: metrics });
+    // Order telemetry feeds the gateway's Prometheus metrics, which nobody scrapes in-process.
+    provider.attach({ sink: this, telemetry: { orderEvent() {} } });
   }
 
   /** Connects the strategy and starts the run; resolves with its end and, when completed, its results. */
@@ -108,6 +109,8 @@ export class InProcessGateway implements EventSink {
   // The REST operations a strategy makes, by the trading service (`trading/trading-service.ts`).
   placeOrder = (body: unknown) => trading.placeOrder(this.ctx, body).then((placed) => placed.handle);
   getOrder = (orderId: string) => trading.getOrder(this.ctx, orderId);
+  /** The order as GET /v1/orders/{id} answers it, read from the provider directly (it exists). */
+  orderNow = (orderId: string) => this.provider.order(orderId);
   openOrders = (symbol: string | undefined) => trading.listOrders(this.ctx, { symbol }, false);
   modifyOrder = (orderId: string, body: unknown) => trading.modifyOrder(this.ctx, orderId, body);
   cancelOrder = (orderId: string) => trading.cancelOrder(this.ctx, orderId);

@@ -13,7 +13,7 @@ export class EngineVenue implements Venue {
 
   async placeOrder(body: Body): Promise<Order> {
     const handle = await answer(() => this.gateway.placeOrder(body), this.gateway);
-    return this.gateway.getOrder(handle.id);
+    return (await this.gateway.orderNow(handle.id)) as Order;
   }
 
   async modifyOrder(orderId: string, body: Body): Promise<Order> {
@@ -30,7 +30,7 @@ export class EngineVenue implements Venue {
 
   async closePosition(positionId: string, body: Body | undefined): Promise<Order> {
     const handle = await answer(() => this.gateway.closePosition(positionId, body), this.gateway);
-    return this.gateway.getOrder(handle.id);
+    return (await this.gateway.orderNow(handle.id)) as Order;
   }
 
   async closeAllPositions(symbol: string | undefined): Promise<Order[]> {
