@@ -93,9 +93,10 @@ versions
   .description('build a one-layer image of a folder (no Docker needed) and push it as a new version')
   .argument('<dir>', 'the strategy folder; it becomes the working directory /app in the image')
   .requiredOption('--strategy <id>', 'the strategy to add the version to')
-  .requiredOption(
-    '--cmd <command>',
-    'the entrypoint, e.g. "python3 main.py" (split like a shell, no shell runs)',
+  .option('--cmd <command>', 'the entrypoint, e.g. "python3 main.py" (split like a shell, no shell runs)')
+  .option(
+    '--bundle <module>',
+    'an SDK strategy module in the folder (e.g. strategy.ts): the image holds it bundled with its dependencies, run with node',
   )
   .option('--env <KEY=VALUE>', 'image environment variable (repeatable)', collect)
   .option('--workdir <path>', 'where the folder goes in the image (default /app)')

@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { dataDir, run, start, stop } from './support/cli-process.ts';
 
 /**
@@ -190,5 +191,48 @@ describe('hindsight versions push', () => {
     );
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stderr, /cannot reach the platform/);
+  });
+  it('bundles an SDK strategy with --bundle, which the platform runs to completion', async () => {
+    const example = fileURLToPath(new URL('../../../examples/sma-crossover-typescript', import.meta.url));
+    const result = await run(
+      ['versions', 'push', '--strategy', strategyId, example, '--bundle', 'strategy.ts'],
+      {
+        HINDSIGHT_URL: url,
+        HINDSIGHT_API_KEY: key,
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Command: \["node","strategy.cjs"\]/);
+    const { versionId } = pushed(result.stdout);
+    const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, {
+      strategyVersionId: versionId,
+      subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+      startTime: '2024-01-02T00:00:00Z',
+      endTime: '2024-01-02T12:00:00Z',
+      env: { FAST: '5' },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const scenarioId = created.body.data.scenarioId ?? '';
+    let state = '';
+    for (let i = 0; i < 600 && !['COMPLETE', 'FAILED', 'CANCELLED'].includes(state); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      state = (await api('GET', `/v1/scenarios/${scenarioId}`)).body.data.state ?? '';
+    }
+    assert.equal(state, 'COMPLETE');
+    const metrics = await api('GET', `/v1/strategies/${strategyId}/scenarios/${scenarioId}/metrics`);
+    assert.ok(
+      Number((metrics.body.data as unknown as { totalTrades: number }).totalTrades) > 0,
+      JSON.stringify(metrics.body),
+    );
+
+    const missing = await run(
+      ['versions', 'push', '--strategy', strategyId, example, '--bundle', 'nope.ts'],
+      {
+        HINDSIGHT_URL: url,
+        HINDSIGHT_API_KEY: key,
+      },
+    );
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--bundle: cannot bundle .*nope\.ts/);
   });
 });

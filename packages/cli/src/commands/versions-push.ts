@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BuiltImage, buildImage, RegistryPushClient, splitCommand } from '@hindsight/platform';
+import { BUNDLE_FILE, bundleStrategy } from './bundle-strategy.ts';
 
 export interface VersionsPushFlags {
   strategy: string;
-  cmd: string;
+  cmd?: string;
+  /** An SDK strategy module in the folder: the image holds it bundled, run with node (bundle-strategy.ts). */
+  bundle?: string;
   env?: string[];
   workdir?: string;
   label?: string;
@@ -82,21 +85,37 @@ export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Pr
     // reported below
   }
   if (!isDirectory) usage(`${dir} is not a directory.`);
-  let cmd: string[] = [];
-  try {
-    cmd = splitCommand(flags.cmd);
-  } catch (error) {
-    usage(`--cmd: ${(error as Error).message}.`);
+  if (flags.cmd === undefined && flags.bundle === undefined) {
+    usage(
+      'give the entrypoint with --cmd (e.g. --cmd "python3 main.py"), or --bundle <module> for an SDK strategy.',
+    );
   }
-  if (cmd.length === 0)
-    usage('--cmd: the command is empty; give the entrypoint, e.g. --cmd "python3 main.py".');
+  let cmd: string[] = flags.bundle === undefined ? [] : ['node', BUNDLE_FILE];
+  if (flags.cmd !== undefined) {
+    try {
+      cmd = splitCommand(flags.cmd);
+    } catch (error) {
+      usage(`--cmd: ${(error as Error).message}.`);
+    }
+    if (cmd.length === 0)
+      usage('--cmd: the command is empty; give the entrypoint, e.g. --cmd "python3 main.py".');
+  }
 
   const scratch = mkdtempSync(join(tmpdir(), 'hindsight-push-'));
   let image: BuiltImage | undefined;
   try {
+    let contents = folder;
+    if (flags.bundle !== undefined) {
+      contents = join(scratch, 'bundle');
+      try {
+        await bundleStrategy(join(folder, flags.bundle), contents);
+      } catch (error) {
+        return usage(`--bundle: ${(error as Error).message}`);
+      }
+    }
     try {
       image = await buildImage(
-        { dir: folder, cmd, env: flags.env ?? [], ...(flags.workdir && { workingDir: flags.workdir }) },
+        { dir: contents, cmd, env: flags.env ?? [], ...(flags.workdir && { workingDir: flags.workdir }) },
         join(scratch, 'layer.tar.gz'),
       );
     } catch (error) {
