@@ -71,6 +71,21 @@ describe('decimals and definitions', () => {
     assert.throws(() => decimalText('1e5', 'limit_price'), /limit_price: "1e5" is not a decimal/);
   });
 
+  it('fails the run when a handler throws, onEnd included', async () => {
+    const { store } = await sampleData();
+    const scenario = await checkScenario('s', ONE_HOUR, store);
+    const throwing = (where: 'onCandle' | 'onEnd') =>
+      defineStrategy({
+        create: () => ({
+          [where]() {
+            throw new Error(`boom in ${where}`);
+          },
+        }),
+      });
+    await assert.rejects(runInProcess(throwing('onCandle'), { scenario, store }), /boom in onCandle/);
+    await assert.rejects(runInProcess(throwing('onEnd'), { scenario, store }), /boom in onEnd/);
+  });
+
   it('names a misspelled handler', async () => {
     const strategy = defineStrategy({ create: () => ({ onCandel() {} }) as never });
     const { store } = await sampleData();

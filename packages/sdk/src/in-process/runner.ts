@@ -91,5 +91,8 @@ export async function runInProcess<P extends ParamDefaults>(
   }
   const end = await run;
   if (handlers.onEnd) await dispatcher.run(() => handlers.onEnd?.(ctx));
+  // onEnd's own failure (set by the dispatcher's callback, which the compiler cannot see).
+  const late = failure as { error: unknown } | undefined;
+  if (late) throw late.error;
   return { ...end, params };
 }
