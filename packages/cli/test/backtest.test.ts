@@ -79,6 +79,10 @@ describe('hindsight backtest', () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /declares no parameter fats; its parameters: fast, slow, quantity/);
 
+    const badAxis = await backtest([EXAMPLE, '--grid', 'fats=5,10']);
+    assert.equal(badAxis.code, 2);
+    assert.match(badAxis.stderr, /declares no parameter fats/);
+
     const badValue = await backtest([EXAMPLE, '--param', 'fast=ten']);
     assert.equal(badValue.code, 2);
     assert.match(badValue.stderr, /--param fast: "ten" is not a number/);

@@ -37,7 +37,7 @@ export interface BacktestOptions {
   workers?: string;
 }
 
-export interface RunFiles {
+interface RunFiles {
   files: ResultFiles & { metrics: Metrics };
 }
 

@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Metrics } from '@hindsight/engine';
 import { defaultResultsDir } from '@hindsight/gateway';
+import { resolveParams } from '@hindsight/sdk';
 import { type BacktestOptions, parseAssignments, UsageError } from './backtest-command.ts';
+import { loadStrategy } from './load-strategy.ts';
 import { formatTable, METRIC_COLUMNS, metricText } from './metrics-table.ts';
 import type { CellResult, SweepJob } from './sweep-worker.ts';
 
@@ -52,6 +54,9 @@ export async function runSweep(run: SweepRun): Promise<void> {
   if (!METRIC_COLUMNS.some((c) => c.key === sortKey) && sortKey !== 'maxDrawdownDurationDays') {
     throw new UsageError(`--sort ${sortKey}: sort by one of ${METRIC_COLUMNS.map((c) => c.key).join(', ')}`);
   }
+  // Every cell's parameters are checked here first: a misspelled name is one line, before any thread starts.
+  const strategy = await loadStrategy(run.strategyFile);
+  for (const cell of cells) resolveParams(strategy.params, {}, cell);
   const outDir = resolve(run.options.out ?? defaultResultsDir());
   const threads = Math.max(1, Math.min(cells.length, Number(run.options.workers ?? availableParallelism())));
   const started = performance.now();
