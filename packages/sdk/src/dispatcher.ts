@@ -107,6 +107,7 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
   }
 
   private pump(): void {
+    if (this.stopped) return;
     this.handling = true;
     try {
       while (this.head < this.queue.length) {
