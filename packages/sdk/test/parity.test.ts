@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,12 +21,24 @@ import { strategyOf } from '../src/strategy.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const WIRE_MAIN = fileURLToPath(new URL('../src/wire/main.ts', import.meta.url));
 
+/** Debian's python3, which has python3-websockets (prepare-test-host installs it). */
+const PYTHON =
+  process.env.HINDSIGHT_TEST_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+
 async function overWire(strategyFile: string, scenario: unknown, store: BarStore) {
+  const command = strategyFile.endsWith('.py')
+    ? [PYTHON, strategyFile]
+    : [process.execPath, '--conditions=source', '--import', 'tsx', WIRE_MAIN, strategyFile];
   const { gateway } = await startTestGateway({ scenario, writeResults: false, store });
   const url = new URL(gateway.url);
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', WIRE_MAIN, strategyFile], {
+  const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,
-    env: { ...process.env, PROXY_WS_URL: `ws://${url.host}/v1/ws`, PROXY_REST_URL: `${gateway.url}/v1` },
+    env: {
+      ...process.env,
+      PYTHONPATH: join(ROOT, 'sdk/python'),
+      PROXY_WS_URL: `ws://${url.host}/v1/ws`,
+      PROXY_REST_URL: `${gateway.url}/v1`,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -155,4 +168,24 @@ test('hedging: a long and a short at once, closed by position id: the same files
     ),
   );
   assert.ok(overlapping, 'a long and a short were open at the same time');
+});
+
+test('the Python SDK example over the wire gives the TypeScript example’s files, byte for byte', async () => {
+  const scenario = {
+    subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+    startTime: '2024-01-02T00:00:00Z',
+    endTime: '2024-01-04T00:00:00Z',
+    costs: { commission: { model: 'bps_of_notional', fee_rate_bps: '1' } },
+  };
+  const { store } = await sampleData(['C:BTCUSD']);
+  const typescript = await inProcess('examples/sma-crossover-typescript/strategy.ts', scenario, store);
+  const python = await overWire('sdk/python/examples/sma_crossover.py', scenario, store);
+  assert.ok(typescript.metrics.totalTrades > 20, `${typescript.metrics.totalTrades} trades`);
+  const [a, b] = await Promise.all([compressResultFiles(typescript), compressResultFiles(python)]);
+  for (const name of Object.keys(a) as (keyof typeof a)[]) {
+    assert.ok(
+      Buffer.from(a[name] as Uint8Array).equals(Buffer.from(b[name] as Uint8Array)),
+      `${name} differs`,
+    );
+  }
 });
