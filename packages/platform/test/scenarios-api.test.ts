@@ -256,6 +256,8 @@ for (const backend of storageBackends()) {
         { isCompleted: 'yes' },
         { createdAfter: 'yesterday' },
         { limit: '0' },
+        { instruments: ' , ' },
+        { instruments: '\u2028' },
       ];
       for (const bad of refused) {
         const response = await api.get(scenariosOf(strategyId), { key: owner.key, query: bad });

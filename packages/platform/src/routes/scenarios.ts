@@ -231,6 +231,10 @@ const listQuery = z.object({
   instruments: z
     .string()
     .min(1)
+    // Blanks around commas are trimmed: a value of blanks and commas names no symbol.
+    .refine((text) => text.split(',').some((symbol) => symbol.trim() !== ''), {
+      message: 'must name at least one symbol, e.g. C:BTCUSD or C:BTCUSD,F:EURUSD',
+    })
     .optional()
     .meta({ description: 'Comma-separated platform symbols: scenarios subscribed to any of them.' }),
 });
