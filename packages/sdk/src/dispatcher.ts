@@ -94,12 +94,11 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
     this.handling = true;
     try {
       await handler();
-      while (this.outstanding > 0) await new Promise((resolve) => setImmediate(resolve));
     } catch (error) {
       this.fail(error);
       return;
     }
-    this.pump();
+    this.pump(); // waits for the handler's calls as a batch's handlers' calls are waited for
   }
 
   stop(): void {

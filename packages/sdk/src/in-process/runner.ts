@@ -5,11 +5,9 @@ import {
   SimulationProvider,
 } from '@hindsight/gateway';
 import type { BarStore } from '@hindsight/marketdata';
-import { CandleHistory } from '../candle-history.ts';
-import { Context } from '../context.ts';
-import { Dispatcher } from '../dispatcher.ts';
-import { type ParamDefaults, type Params, resolveParams } from '../params.ts';
-import { createHandlers, type Strategy } from '../strategy.ts';
+import type { ParamDefaults, Params } from '../params.ts';
+import type { Strategy } from '../strategy.ts';
+import { StrategyRun } from '../strategy-run.ts';
 import { EngineVenue } from './engine-venue.ts';
 
 /**
@@ -40,8 +38,6 @@ export async function runInProcess<P extends ParamDefaults>(
   strategy: Strategy<P>,
   options: InProcessOptions,
 ): Promise<InProcessResult<P>> {
-  const params = resolveParams(strategy.params, options.scenario.env ?? {}, options.params ?? {});
-  const handlers = createHandlers(strategy, params);
   const provider = new SimulationProvider({
     scenario: options.scenario,
     store: options.store,
@@ -49,28 +45,16 @@ export async function runInProcess<P extends ParamDefaults>(
     ...(options.engineVersion !== undefined && { engineVersion: options.engineVersion }),
   });
   const gateway = new InProcessGateway(provider);
-  const history = new CandleHistory();
-  let failure: { error: unknown } | undefined;
-  let failed: (() => void) | undefined;
-  const dispatcher = new Dispatcher<P>(
-    handlers,
-    history,
-    () => gateway.drained(),
-    (error) => {
-      failure = { error };
-      failed?.();
-    },
-  );
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const ctx = new Context<P>(params, new EngineVenue(gateway), history, dispatcher, log);
-  dispatcher.ctx = ctx;
-
-  if (handlers.onStart) await dispatcher.run(() => handlers.onStart?.(ctx));
-  // A handler that throws stops the run at once: the provider is closed and waits no longer.
-  const stopped = new Promise<void>((resolve) => {
-    failed = resolve;
+  const run = new StrategyRun(strategy, {
+    env: options.scenario.env ?? {},
+    ...(options.params && { overrides: options.params }),
+    venue: new EngineVenue(gateway),
+    drained: () => gateway.drained(),
+    ...(options.log && { log: options.log }),
   });
-  const run = gateway.run({
+  const { dispatcher, handlers, ctx } = run;
+  await run.start();
+  const replay = gateway.run({
     receive: (events) => dispatcher.receive(events as never),
     get busy() {
       return dispatcher.busy;
@@ -80,19 +64,18 @@ export async function runInProcess<P extends ParamDefaults>(
   const progress =
     onProgress && setInterval(() => onProgress(provider.now, dispatcher.candles), options.progressMs ?? 250);
   try {
-    await Promise.race([run, stopped]);
+    // A handler that throws stops the run at once: the provider is closed and waits no longer.
+    await Promise.race([replay, run.failed]);
   } finally {
     if (progress) clearInterval(progress);
   }
-  if (failure) {
+  if (run.failure) {
     await provider.close();
     gateway.drained();
-    throw failure.error;
+    run.throwIfFailed();
   }
-  const end = await run;
+  const end = await replay;
   if (handlers.onEnd) await dispatcher.run(() => handlers.onEnd?.(ctx));
-  // onEnd's own failure (set by the dispatcher's callback, which the compiler cannot see).
-  const late = failure as { error: unknown } | undefined;
-  if (late) throw late.error;
-  return { ...end, params };
+  run.throwIfFailed();
+  return { ...end, params: run.params };
 }

@@ -1,12 +1,11 @@
-import { CandleHistory } from '../candle-history.ts';
-import { Context } from '../context.ts';
-import { type DispatchedEvent, Dispatcher } from '../dispatcher.ts';
+import type { DispatchedEvent } from '../dispatcher.ts';
 import { StrategyDefinitionError } from '../errors.ts';
-import { type ParamDefaults, resolveParams } from '../params.ts';
-import { createHandlers, type Strategy } from '../strategy.ts';
+import type { ParamDefaults } from '../params.ts';
+import type { Strategy } from '../strategy.ts';
+import { StrategyRun } from '../strategy-run.ts';
 import { GatewayConnection } from './connection.ts';
 import { SocketVenue } from './socket-venue.ts';
-import { WireCandle } from './wire-candle.ts';
+import { wireCandle } from './wire-candle.ts';
 
 /**
  * Runs a strategy over the wire, as the platform starts it (docs/sdk.md, Running): the gateway's
@@ -30,23 +29,16 @@ export async function runOverWire<P extends ParamDefaults>(
     throw new StrategyDefinitionError(
       "PROXY_WS_URL is not set: the gateway's event stream, ws://host:port/v1/ws",
     );
-  const params = resolveParams(strategy.params, env);
-  const handlers = createHandlers(strategy, params);
-  const history = new CandleHistory();
   let connection!: GatewayConnection;
   let ackScheduled = false;
   let acked = 0;
-  let finish!: () => void;
-  let fail!: (error: unknown) => void;
-  const done = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    fail = reject;
-  });
-  const dispatcher = new Dispatcher<P>(
-    handlers,
-    history,
-    () => {
+  const run: StrategyRun<P> = new StrategyRun(strategy, {
+    env,
+    // Over the socket: the gateway's connection exists by the time a handler calls.
+    venue: new SocketVenue((method, path, body) => connection.request(method, path, body)),
+    drained: () => {
       // One ack for every frame of a read: events that arrive together are acknowledged together.
+      const { dispatcher } = run;
       if (ackScheduled || dispatcher.lastSeq <= acked) return;
       ackScheduled = true;
       queueMicrotask(() => {
@@ -56,20 +48,20 @@ export async function runOverWire<P extends ParamDefaults>(
         connection.ack(acked);
       });
     },
-    (error) => fail(error),
-  );
-  const ctx = new Context<P>(
-    params,
-    new SocketVenue((method, path, body) => connection.request(method, path, body)),
-    history,
-    dispatcher,
-    options.log ?? ((line) => process.stderr.write(`${line}\n`)),
-  );
-  dispatcher.ctx = ctx;
+    ...(options.log && { log: options.log }),
+  });
+  const { dispatcher, handlers, ctx } = run;
+  let finish!: () => void;
+  let fail!: (error: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  void run.failed.then(fail);
   connection = new GatewayConnection(url, env.PLATFORM_GATEWAY_API_KEY || undefined, {
     event(frame) {
       const event = frame as DispatchedEvent;
-      if (event.type === 'candle') event.bar = new WireCandle(event.bar as Record<string, string>);
+      if (event.type === 'candle') event.bar = wireCandle(event.bar as Record<string, string>);
       dispatcher.receive([event]);
     },
     ended(error) {
@@ -85,7 +77,7 @@ export async function runOverWire<P extends ParamDefaults>(
   });
   // The run starts at the connection; events that come during onStart wait for it.
   await connection.open();
-  if (handlers.onStart) await dispatcher.run(() => handlers.onStart?.(ctx));
+  await run.start();
   try {
     await done;
   } finally {
