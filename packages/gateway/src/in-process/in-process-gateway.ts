@@ -108,9 +108,8 @@ export class InProcessGateway implements EventSink {
 
   // The REST operations a strategy makes, by the trading service (`trading/trading-service.ts`).
   placeOrder = (body: unknown) => trading.placeOrder(this.ctx, body).then((placed) => placed.handle);
-  getOrder = (orderId: string) => trading.getOrder(this.ctx, orderId);
-  /** The order as GET /v1/orders/{id} answers it, read from the provider directly (it exists). */
-  orderNow = (orderId: string) => this.provider.order(orderId);
+  /** An order the strategy was just handed the id of, as GET /v1/orders/{id} answers it. */
+  order = (orderId: string) => this.provider.order(orderId);
   openOrders = (symbol: string | undefined) => trading.listOrders(this.ctx, { symbol }, false);
   modifyOrder = (orderId: string, body: unknown) => trading.modifyOrder(this.ctx, orderId, body);
   cancelOrder = (orderId: string) => trading.cancelOrder(this.ctx, orderId);

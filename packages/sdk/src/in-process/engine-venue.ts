@@ -12,8 +12,8 @@ export class EngineVenue implements Venue {
   constructor(private readonly gateway: InProcessGateway) {}
 
   async placeOrder(body: Body): Promise<Order> {
-    const handle = await answer(() => this.gateway.placeOrder(body), this.gateway);
-    return (await this.gateway.orderNow(handle.id)) as Order;
+    const handle = await answer(() => this.gateway.placeOrder(body), true);
+    return (await this.gateway.order(handle.id)) as Order;
   }
 
   async modifyOrder(orderId: string, body: Body): Promise<Order> {
@@ -29,13 +29,13 @@ export class EngineVenue implements Venue {
   }
 
   async closePosition(positionId: string, body: Body | undefined): Promise<Order> {
-    const handle = await answer(() => this.gateway.closePosition(positionId, body), this.gateway);
-    return (await this.gateway.orderNow(handle.id)) as Order;
+    const handle = await answer(() => this.gateway.closePosition(positionId, body), true);
+    return (await this.gateway.order(handle.id)) as Order;
   }
 
   async closeAllPositions(symbol: string | undefined): Promise<Order[]> {
     const handles = await answer(() => this.gateway.closeAllPositions(symbol));
-    return Promise.all(handles.map((handle) => this.gateway.getOrder(handle.id)));
+    return Promise.all(handles.map(async (handle) => (await this.gateway.order(handle.id)) as Order));
   }
 
   moveExitLegs(positionId: string, body: Body) {
@@ -63,7 +63,7 @@ export class EngineVenue implements Venue {
  * The call's answer, or its error as a HindsightError. With `rejectedOrders`, an ORDER_REJECTED
  * answer (the order exists, REJECTED) resolves to a handle of that order, as docs/sdk.md promises.
  */
-async function answer<T>(call: () => Promise<T>, rejectedOrders?: InProcessGateway): Promise<T> {
+async function answer<T>(call: () => Promise<T>, rejectedOrders = false): Promise<T> {
   try {
     return await call();
   } catch (error) {
