@@ -18,13 +18,9 @@ export async function loadStrategy(file: string): Promise<Strategy> {
       module = await import(pathToFileURL(path).href);
     }
   } catch (error) {
-    if (
-      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
-      !(error as Error).message.includes(path)
-    ) {
-      throw error;
-    }
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+    // The module itself missing (not one it imports) is the user's typo.
+    const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND';
+    if (missing && (error as Error).message.includes(path)) {
       throw new StrategyDefinitionError(`${file}: no such strategy module`);
     }
     throw error;

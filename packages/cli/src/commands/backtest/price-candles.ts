@@ -1,4 +1,4 @@
-import { calendarOf } from '@hindsight/core';
+import { calendarOf, TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from '@hindsight/core';
 import { BarHistory, type Scenario } from '@hindsight/gateway';
 import type { BarStore } from '@hindsight/marketdata';
 import type { ReportCandles } from '../../report/index.ts';
@@ -9,19 +9,13 @@ import type { ReportCandles } from '../../report/index.ts';
  * bars as the strategy's candles are.
  */
 const MAX_CANDLES = 5000;
-const TIMEFRAMES: readonly [string, number][] = [
-  ['1m', 60_000],
-  ['5m', 300_000],
-  ['15m', 900_000],
-  ['1h', 3_600_000],
-  ['4h', 14_400_000],
-  ['1d', 86_400_000],
-  ['1w', 604_800_000],
-];
+const DAY_MS = 86_400_000;
+const spanOf = (timeframe: Timeframe): number =>
+  timeframe === '1d' ? DAY_MS : timeframe === '1w' ? 7 * DAY_MS : TIMEFRAME_MS[timeframe];
 
 export async function priceCandles(scenario: Scenario, store: BarStore): Promise<ReportCandles[]> {
   const { start, end } = scenario.window;
-  const [timeframe] = TIMEFRAMES.find(([, ms]) => (end - start) / ms <= MAX_CANDLES) ?? ['1w'];
+  const timeframe = TIMEFRAMES.find((tf) => (end - start) / spanOf(tf) <= MAX_CANDLES) ?? '1w';
   const history = new BarHistory(store);
   const out: ReportCandles[] = [];
   for (const instrument of scenario.instruments) {
@@ -31,12 +25,12 @@ export async function priceCandles(scenario: Scenario, store: BarStore): Promise
         calendar: calendarOf(instrument.market),
         spreadModel: instrument.spreadModel,
       },
-      { timeframe: timeframe as never, start, end: end - 1, limit: 10_000 },
+      { timeframe, start, end: end - 1, limit: 10_000 },
       end,
     );
     out.push({
       symbol: instrument.symbol,
-      timeframe: timeframe as string,
+      timeframe,
       bars: bars.map((bar) => ({
         time: Date.parse(bar.timestamp),
         open: bar.open,

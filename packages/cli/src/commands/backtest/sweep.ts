@@ -63,25 +63,24 @@ export async function runSweep(run: SweepRun): Promise<void> {
   const results: CellResult[] = new Array(cells.length);
   let next = 0;
   let done = 0;
+  const job: SweepJob = {
+    strategyFile: resolve(run.strategyFile),
+    scenarioFile: run.scenarioFile,
+    dataDir: run.dataDir,
+    outDir,
+  };
   // Run from the TypeScript sources (the tests), the worker loads them through tsx's API, as a
   // worker thread does not take the loader hooks of this one.
-  const workerUrl = new URL('./sweep-worker.js', import.meta.url);
-  const startWorker = (job: SweepJob) =>
+  const startWorker = () =>
     import.meta.url.endsWith('.ts')
       ? new Worker(
           `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) => tsImport(${JSON.stringify(new URL('./sweep-worker.ts', import.meta.url).href)}, 'file:///'))`,
           { eval: true, workerData: job },
         )
-      : new Worker(workerUrl, { workerData: job });
+      : new Worker(new URL('./sweep-worker.js', import.meta.url), { workerData: job });
   await Promise.all(
     Array.from({ length: threads }, async () => {
-      const job: SweepJob = {
-        strategyFile: resolve(run.strategyFile),
-        scenarioFile: run.scenarioFile,
-        dataDir: run.dataDir,
-        outDir,
-      };
-      const worker = startWorker(job);
+      const worker = startWorker();
       const ask = (index: number) =>
         new Promise<CellResult>((resolveCell, reject) => {
           worker.once('message', resolveCell);

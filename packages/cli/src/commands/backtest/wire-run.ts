@@ -50,36 +50,24 @@ export async function runOverWire(run: WireRun) {
       fileURLToPath(import.meta.resolve('@hindsight/sdk/wire-main')),
       run.strategyFile,
     ],
-    { env, stdio: ['ignore', 'inherit', 'pipe'] },
+    { env, stdio: ['ignore', 'inherit', 'inherit'] },
   );
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    process.stderr.write(chunk);
-  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const end = await Promise.race([gateway.done, exited.then((code) => ({ exited: code }))]);
   if ('exited' in end) {
-    // The strategy stopped before the backtest ended: its own error is on its stderr.
+    // The strategy stopped before the backtest ended: its own error is on its stderr, above.
     await gateway.close();
-    throw new StrategyExited(end.exited, stderr);
+    throw new StrategyExited(`the strategy exited (${end.exited ?? 'no code'}) before the backtest ended`);
   }
   await exited;
   await gateway.close();
   if (end.outcome.kind !== 'completed' || !end.files) {
     throw new StrategyExited(
-      null,
-      end.outcome.kind === 'failed' ? end.outcome.message : 'the run did not complete',
+      `the run failed: ${end.outcome.kind === 'failed' ? end.outcome.message : 'it did not complete'}`,
     );
   }
   return { files: end.files, params: { ...params } };
 }
 
-export class StrategyExited extends Error {
-  constructor(
-    readonly code: number | null,
-    readonly output: string,
-  ) {
-    super(`the strategy exited (${code ?? 'no code'}) before the backtest ended`);
-  }
-}
+/** The strategy process or the run ended before the backtest completed (exit code 1). */
+export class StrategyExited extends Error {}
