@@ -51,11 +51,16 @@ export async function run(): Promise<void> {
   const ratios: number[] = [];
   let trades: number | undefined;
   for (let i = 0; i < WARM_UP + PAIRS; i++) {
-    const engineFirst = i % 2 === 0;
-    const first = engineFirst ? (await engineOnce()).seconds : (await sdkOnce()).seconds;
-    const sdk = engineFirst ? await sdkOnce() : { seconds: first, trades };
-    const engine = engineFirst ? first : (await engineOnce()).seconds;
-    trades = sdk.trades ?? trades;
+    let engine: number;
+    let sdk: { seconds: number; trades: number | undefined };
+    if (i % 2 === 0) {
+      engine = (await engineOnce()).seconds;
+      sdk = await sdkOnce();
+    } else {
+      sdk = await sdkOnce();
+      engine = (await engineOnce()).seconds;
+    }
+    trades = sdk.trades;
     if (i < WARM_UP) continue;
     engineSeconds.push(engine);
     sdkSeconds.push(sdk.seconds);

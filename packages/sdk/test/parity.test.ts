@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { ResultFiles } from '@hindsight/engine';
 import { checkScenario, compressResultFiles } from '@hindsight/gateway';
 import { type BarStore, openFileBarStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
@@ -76,19 +77,24 @@ async function fxStore(): Promise<BarStore> {
   return store;
 }
 
+/** Asserts two runs' result files are the same bytes, as the platform stores them. */
+async function assertSameFiles(a: ResultFiles, b: ResultFiles, label: string) {
+  const [x, y] = await Promise.all([compressResultFiles(a), compressResultFiles(b)]);
+  for (const name of Object.keys(x) as (keyof typeof x)[]) {
+    assert.ok(
+      Buffer.from(x[name] as Uint8Array).equals(Buffer.from(y[name] as Uint8Array)),
+      `${label}: ${name} differs`,
+    );
+  }
+}
+
 /** Runs the example both ways and compares the result files byte for byte; returns the metrics. */
 async function parity(example: string, scenario: unknown, data: SampleSymbol[] | BarStore) {
   const file = `examples/${example}/strategy.ts`;
   const store = Array.isArray(data) ? (await sampleData(data)).store : data;
   const local = await inProcess(file, scenario, store);
   const wire = await overWire(file, scenario, store);
-  const [a, b] = await Promise.all([compressResultFiles(local), compressResultFiles(wire)]);
-  for (const name of Object.keys(a) as (keyof typeof a)[]) {
-    assert.ok(
-      Buffer.from(a[name] as Uint8Array).equals(Buffer.from(b[name] as Uint8Array)),
-      `${example}: ${name} differs`,
-    );
-  }
+  await assertSameFiles(local, wire, example);
   return local;
 }
 
@@ -181,11 +187,5 @@ test('the Python SDK example over the wire gives the TypeScript example’s file
   const typescript = await inProcess('examples/sma-crossover-typescript/strategy.ts', scenario, store);
   const python = await overWire('sdk/python/examples/sma_crossover.py', scenario, store);
   assert.ok(typescript.metrics.totalTrades > 20, `${typescript.metrics.totalTrades} trades`);
-  const [a, b] = await Promise.all([compressResultFiles(typescript), compressResultFiles(python)]);
-  for (const name of Object.keys(a) as (keyof typeof a)[]) {
-    assert.ok(
-      Buffer.from(a[name] as Uint8Array).equals(Buffer.from(b[name] as Uint8Array)),
-      `${name} differs`,
-    );
-  }
+  await assertSameFiles(typescript, python, 'Python against TypeScript');
 });
