@@ -96,7 +96,7 @@ versions
   .option('--cmd <command>', 'the entrypoint, e.g. "python3 main.py" (split like a shell, no shell runs)')
   .option(
     '--bundle <module>',
-    'an SDK strategy module in the folder (e.g. strategy.ts): the image holds it bundled with its dependencies, run with node',
+    'an SDK strategy in the folder: strategy.ts is bundled with its dependencies and run with node; strategy.py gets the hindsight package beside it and runs with python3',
   )
   .option('--env <KEY=VALUE>', 'image environment variable (repeatable)', collect)
   .option('--workdir <path>', 'where the folder goes in the image (default /app)')

@@ -1,11 +1,19 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dataDir, run, start, stop } from './support/cli-process.ts';
 
 /**
@@ -65,6 +73,48 @@ describe('hindsight versions push', () => {
     digest: /Digest:\s+(sha256:[0-9a-f]{64})/.exec(stdout)?.[1] ?? '',
     image: /Image:\s+(\S+)/.exec(stdout)?.[1] ?? '',
   });
+  /** Half a day of BTC with FAST=5 on the version, run to its end; resolves with its metrics once COMPLETE. */
+  const runToCompletion = async (versionId: string) => {
+    const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, {
+      strategyVersionId: versionId,
+      subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
+      startTime: '2024-01-02T00:00:00Z',
+      endTime: '2024-01-02T12:00:00Z',
+      env: { FAST: '5' },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const scenarioId = created.body.data.scenarioId ?? '';
+    let scenario: Record<string, string> = {};
+    for (let i = 0; i < 600 && !['COMPLETE', 'FAILED', 'CANCELLED'].includes(scenario.state ?? ''); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      scenario = (await api('GET', `/v1/scenarios/${scenarioId}`)).body.data;
+    }
+    assert.equal(scenario.state, 'COMPLETE', JSON.stringify(scenario));
+    const metrics = await api('GET', `/v1/strategies/${strategyId}/scenarios/${scenarioId}/metrics`);
+    assert.equal(metrics.status, 200);
+    return metrics.body.data as unknown as { totalTrades: number };
+  };
+  /** A pushed version's image pulled back with skopeo: its folder, manifest and first layer's `tar tv` lines. */
+  const pull = (versionId: string) => {
+    const out = scratch('pulled');
+    execFileSync('skopeo', [
+      '--insecure-policy',
+      'copy',
+      `docker://${new URL(url).host}/v/${versionId}:latest`,
+      `dir:${out}`,
+      '--src-tls-verify=false',
+      '--src-creds',
+      `x:${key}`,
+    ]);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    const listing = execFileSync('tar', ['tvzf', join(out, manifest.layers[0].digest.slice(7))], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n');
+    return { out, manifest, listing };
+  };
+  const fileName = (line: string) => line.split(/\s+/).slice(5).join(' ');
 
   it('builds a one-layer image of a folder, pushes it as a new ready version, and prints id and digest', async () => {
     const dir = strategyFolder();
@@ -86,18 +136,7 @@ describe('hindsight versions push', () => {
     assert.equal(version.body.data.label, 'from-cli');
     assert.equal(image, `${new URL(url).host}/v/${versionId}@${digest}`);
 
-    const out = scratch('pulled');
-    const pulled = execFileSync('skopeo', [
-      '--insecure-policy',
-      'copy',
-      `docker://${new URL(url).host}/v/${versionId}:latest`,
-      `dir:${out}`,
-      '--src-tls-verify=false',
-      '--src-creds',
-      `x:${key}`,
-    ]);
-    assert.ok(pulled.length > 0);
-    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    const { out, manifest, listing } = pull(versionId);
     assert.equal(manifest.mediaType, 'application/vnd.oci.image.manifest.v1+json');
     assert.equal(manifest.layers.length, 1, 'one layer');
     const config = JSON.parse(readFileSync(join(out, manifest.config.digest.slice(7)), 'utf8'));
@@ -107,12 +146,7 @@ describe('hindsight versions push', () => {
     assert.ok(config.config.Env.some((e: string) => e.startsWith('PATH=')));
     assert.equal(config.os, 'linux');
 
-    const listing = execFileSync('tar', ['tvzf', join(out, manifest.layers[0].digest.slice(7))], {
-      encoding: 'utf8',
-    })
-      .trim()
-      .split('\n');
-    const names = listing.map((line) => line.split(/\s+/).slice(5).join(' '));
+    const names = listing.map(fileName);
     assert.deepEqual(names, [
       'app/',
       'app/entry.py -> main.py',
@@ -203,27 +237,8 @@ describe('hindsight versions push', () => {
     );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Command: \["node","strategy.cjs"\]/);
-    const { versionId } = pushed(result.stdout);
-    const created = await api('POST', `/v1/strategies/${strategyId}/scenarios`, {
-      strategyVersionId: versionId,
-      subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
-      startTime: '2024-01-02T00:00:00Z',
-      endTime: '2024-01-02T12:00:00Z',
-      env: { FAST: '5' },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const scenarioId = created.body.data.scenarioId ?? '';
-    let state = '';
-    for (let i = 0; i < 600 && !['COMPLETE', 'FAILED', 'CANCELLED'].includes(state); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      state = (await api('GET', `/v1/scenarios/${scenarioId}`)).body.data.state ?? '';
-    }
-    assert.equal(state, 'COMPLETE');
-    const metrics = await api('GET', `/v1/strategies/${strategyId}/scenarios/${scenarioId}/metrics`);
-    assert.ok(
-      Number((metrics.body.data as unknown as { totalTrades: number }).totalTrades) > 0,
-      JSON.stringify(metrics.body),
-    );
+    const metrics = await runToCompletion(pushed(result.stdout).versionId);
+    assert.ok(Number(metrics.totalTrades) > 0, JSON.stringify(metrics));
 
     const missing = await run(
       ['versions', 'push', '--strategy', strategyId, example, '--bundle', 'nope.ts'],
@@ -234,5 +249,88 @@ describe('hindsight versions push', () => {
     );
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--bundle: cannot bundle .*nope\.ts/);
+  });
+
+  it('pushes a Python SDK strategy with --bundle, the SDK vendored beside it, which the platform runs to completion', async () => {
+    const example = fileURLToPath(new URL('../../../examples/sma-crossover-python', import.meta.url));
+    const push = (...flags: string[]) =>
+      run(['versions', 'push', '--strategy', strategyId, example, ...flags], {
+        HINDSIGHT_URL: url,
+        HINDSIGHT_API_KEY: key,
+      });
+    const result = await push('--bundle', 'strategy.py');
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Command: \["python3","-u","strategy.py"\]/);
+    const { versionId } = pushed(result.stdout);
+    const names = pull(versionId).listing.map(fileName);
+    for (const name of [
+      'app/strategy.py',
+      'app/main.py',
+      'app/hindsight/__init__.py',
+      'app/hindsight/runner.py',
+    ]) {
+      assert.ok(names.includes(name), `${name} is in the image: ${names.join(', ')}`);
+    }
+    assert.ok(!names.some((name) => name.includes('__pycache__')), 'no bytecode caches');
+    const metrics = await runToCompletion(versionId);
+    assert.ok(Number(metrics.totalTrades) > 0, JSON.stringify(metrics));
+
+    const missing = await push('--bundle', 'nope.py');
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+    assert.match(missing.stderr, /^hindsight: --bundle: nope\.py does not exist in /);
+    const outside = await push('--bundle', '../sma-crossover-typescript/main.py');
+    assert.equal(outside.code, 2);
+    assert.match(outside.stderr, /is not a file in/);
+  });
+});
+
+describe('the packed CLI', () => {
+  it('ships the Python SDK, which --bundle strategy.py vendors from the installed package', async () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    assert.ok(
+      existsSync(join(root, 'packages/cli/dist/commands/bundle-python.js')),
+      'packages/cli/dist is not built: run `npm run build` first',
+    );
+    const tmp = scratch('packed-cli');
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--pack-destination', tmp, '-w', 'packages/cli'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ) as { filename: string; files: { path: string }[] }[];
+    const files = packed[0]?.files.map((f) => f.path) ?? [];
+    for (const file of ['bin/hindsight.js', 'dist/main.js', 'python-sdk/hindsight/__init__.py']) {
+      assert.ok(files.includes(file), `the CLI tarball lacks ${file}`);
+    }
+    assert.deepEqual(
+      files.filter((f) => /^(src|test)\/|__pycache__/.test(f)),
+      [],
+      'no sources, tests or caches',
+    );
+    assert.ok(!existsSync(join(root, 'packages/cli/python-sdk')), 'postpack removes the copy');
+
+    // Installed: node_modules/@hindsight/cli, no repository around it.
+    const installed = join(tmp, 'project', 'node_modules', '@hindsight', 'cli');
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', [
+      'xzf',
+      join(tmp, packed[0]?.filename ?? ''),
+      '-C',
+      installed,
+      '--strip-components=1',
+    ]);
+    const { bundlePythonStrategy, pythonSdkDir } = (await import(
+      pathToFileURL(join(installed, 'dist/commands/bundle-python.js')).href
+    )) as typeof import('../src/commands/bundle-python.ts');
+    assert.equal(pythonSdkDir(), join(installed, 'python-sdk', 'hindsight'));
+    const out = join(tmp, 'bundle');
+    const example = join(root, 'examples/sma-crossover-python');
+    assert.deepEqual(bundlePythonStrategy(example, 'strategy.py', out), ['python3', '-u', 'strategy.py']);
+    assert.equal(
+      readFileSync(join(out, 'hindsight', 'runner.py'), 'utf8'),
+      readFileSync(join(root, 'sdk/python/hindsight/runner.py'), 'utf8'),
+    );
   });
 });

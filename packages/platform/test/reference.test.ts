@@ -233,11 +233,20 @@ for (const backend of storageBackends()) {
         }
       }
       const byId = Object.fromEntries(templates.map((tpl) => [tpl.templateId, tpl]));
+      // The SMA templates are the SDK strategies; the protocol written by hand is beside each.
       assert.equal(byId['sma-crossover-python']?.language, 'python');
-      assert.equal(byId['sma-crossover-python']?.entry, 'main.py');
+      assert.equal(byId['sma-crossover-python']?.entry, 'strategy.py');
+      assert.ok(byId['sma-crossover-python']?.files.includes('main.py'));
       assert.equal(byId['sma-crossover-typescript']?.language, 'typescript');
-      assert.equal(byId['sma-crossover-typescript']?.entry, 'main.ts');
+      assert.equal(byId['sma-crossover-typescript']?.entry, 'strategy.ts');
+      assert.ok(byId['sma-crossover-typescript']?.files.includes('main.ts'));
       assert.ok(byId['sma-crossover-typescript']?.files.includes('package.json'));
+      for (const template of templates.filter((tpl) => tpl.entry.startsWith('strategy.'))) {
+        const lines = readFileSync(join(examplesDir, template.templateId, template.entry), 'utf8').split(
+          '\n',
+        );
+        assert.ok(lines.length <= 60, `${template.templateId}: ${template.entry} is ${lines.length} lines`);
+      }
     });
 
     it('lists only well-formed template folders, without generated files', async () => {

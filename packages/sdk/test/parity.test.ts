@@ -185,7 +185,7 @@ test('the Python SDK example over the wire gives the TypeScript example’s file
   };
   const { store } = await sampleData(['C:BTCUSD']);
   const typescript = await inProcess('examples/sma-crossover-typescript/strategy.ts', scenario, store);
-  const python = await overWire('sdk/python/examples/sma_crossover.py', scenario, store);
+  const python = await overWire('examples/sma-crossover-python/strategy.py', scenario, store);
   assert.ok(typescript.metrics.totalTrades > 20, `${typescript.metrics.totalTrades} trades`);
   await assertSameFiles(typescript, python, 'Python against TypeScript');
 });

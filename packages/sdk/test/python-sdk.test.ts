@@ -19,7 +19,7 @@ import { startTestGateway, type TestGateway } from '../../gateway/test/support/t
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SDK_DIR = join(ROOT, 'sdk', 'python');
-const EXAMPLE = join(SDK_DIR, 'examples', 'sma_crossover.py');
+const EXAMPLE = join(ROOT, 'examples', 'sma-crossover-python', 'strategy.py');
 const HAND_WRITTEN_EXAMPLE = join(ROOT, 'examples', 'sma-crossover-python', 'main.py');
 const PROBES = fileURLToPath(new URL('./support/python_probes.py', import.meta.url));
 const PYTHON =

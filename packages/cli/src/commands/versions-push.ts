@@ -2,12 +2,16 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BuiltImage, buildImage, RegistryPushClient, splitCommand } from '@hindsight/platform';
+import { bundlePythonStrategy } from './bundle-python.ts';
 import { BUNDLE_FILE, bundleStrategy } from './bundle-strategy.ts';
 
 export interface VersionsPushFlags {
   strategy: string;
   cmd?: string;
-  /** An SDK strategy module in the folder: the image holds it bundled, run with node (bundle-strategy.ts). */
+  /**
+   * An SDK strategy in the folder: a TypeScript or JavaScript module is bundled and run with node
+   * (bundle-strategy.ts); a `.py` file gets the Python SDK beside it, run with python3 (bundle-python.ts).
+   */
   bundle?: string;
   env?: string[];
   workdir?: string;
@@ -67,7 +71,8 @@ async function createVersion(baseUrl: string, flags: VersionsPushFlags): Promise
 /**
  * `hindsight versions push --strategy ID DIR --cmd "python3 main.py"`: builds a one-layer image of DIR
  * (deterministic: the same folder gives the same digest), creates a version, and pushes the image to
- * the platform's registry with the version's accessToken. No Docker needed.
+ * the platform's registry with the version's accessToken. No Docker needed. `--bundle strategy.ts`
+ * or `--bundle strategy.py` instead of `--cmd` packs an SDK strategy so that it runs as it does locally.
  */
 export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Promise<void> {
   const baseUrl = flags.url ?? 'http://127.0.0.1:8000';
@@ -90,7 +95,8 @@ export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Pr
       'give the entrypoint with --cmd (e.g. --cmd "python3 main.py"), or --bundle <module> for an SDK strategy.',
     );
   }
-  let cmd: string[] = flags.bundle === undefined ? [] : ['node', BUNDLE_FILE];
+  const python = flags.bundle?.endsWith('.py') === true;
+  let cmd: string[] = flags.bundle === undefined || python ? [] : ['node', BUNDLE_FILE];
   if (flags.cmd !== undefined) {
     try {
       cmd = splitCommand(flags.cmd);
@@ -108,7 +114,10 @@ export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Pr
     if (flags.bundle !== undefined) {
       contents = join(scratch, 'bundle');
       try {
-        await bundleStrategy(join(folder, flags.bundle), contents);
+        if (python) {
+          const pythonCmd = bundlePythonStrategy(folder, flags.bundle, contents);
+          if (flags.cmd === undefined) cmd = pythonCmd;
+        } else await bundleStrategy(join(folder, flags.bundle), contents);
       } catch (error) {
         return usage(`--bundle: ${(error as Error).message}`);
       }

@@ -1,9 +1,9 @@
 """SMA(fast)/SMA(slow) crossover on the 1-minute candles, on the Hindsight SDK.
 
 Golden cross (the fast SMA crosses above the slow one): go long `quantity`; death cross: go short.
-Each crossover is one MARKET order, twice the quantity for a reversal (the same logic as
-examples/sma-crossover-python/main.py, which speaks the protocol by hand). Parameters: FAST, SLOW,
-QUANTITY in the environment (defaults 10, 30, "0.01").
+Each crossover is one MARKET order, twice the quantity for a reversal (the same logic as main.py
+beside it, which speaks the protocol by hand). Parameters: FAST, SLOW, QUANTITY in the environment
+(defaults 10, 30, "0.01"). Push it with `hindsight versions push --bundle strategy.py` (docs/sdk.md).
 """
 
 from decimal import Decimal
