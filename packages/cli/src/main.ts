@@ -128,6 +128,24 @@ program
   )
   .action(lazy(async () => (await import('./commands/backtest/backtest-command.ts')).runBacktest));
 
+program
+  .command('check')
+  .description(
+    'run a strategy against a scripted gateway and report protocol faults: acks, pong, decimals, retries (docs/check.md)',
+  )
+  .argument('<strategy>', 'an SDK strategy module (.ts or .js), or with --cmd the strategy folder')
+  .option('--cmd <command>', 'run this in the folder, any language, e.g. "python3 main.py"')
+  .option('--scenario <file>', 'an inline scenario configuration (JSON); default: a day of the BTC sample')
+  .option('--timeout <seconds>', 'stop a run that has not ended by then (default 300)')
+  .option('--json', 'print the report as JSON')
+  .option('--verbose', "pass the strategy's output through to stderr")
+  .addOption(
+    new Option('--data-dir <dir>', 'data directory (market data; default .hindsight)').env(
+      'HINDSIGHT_DATA_DIR',
+    ),
+  )
+  .action(lazy(async () => (await import('./commands/check/check-command.ts')).runCheckCommand));
+
 const data = program.command('data').description('manage stored market data');
 const importFormat = new Option('--format <format>', 'file format').makeOptionMandatory();
 // The list of formats lives with the importers, which only `data import` loads (its --help too).
