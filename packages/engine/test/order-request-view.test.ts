@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Dec, toDecimalString } from '@hindsight/core';
 import { OrderStateError } from '../src/orders/order-states.ts';
 import {
+  lazyWireOrder,
   newOrderRecord,
   remainingQuantity,
   toOrderHandle,
@@ -53,7 +54,7 @@ const ORDER_FIELDS = [
   'hidden',
   'created_at',
   'updated_at',
-];
+] as const;
 
 describe('wire Order view', () => {
   it('shows a new order with every spec field, null when unset', () => {
@@ -135,6 +136,21 @@ describe('wire Order view', () => {
     const partial = withFill(open, new Dec('4'), '1', t0 + 60_000);
     assert.equal(remainingQuantity(partial).toString(), '6');
     assert.equal(withFill(partial, remainingQuantity(partial), '1', t0).filled_quantity, open.quantity);
+  });
+
+  it('reads every field of an order event as toWireOrder writes it, routing fields straight from the record', () => {
+    const t0 = at('2024-03-11T13:30:00Z');
+    const open = withStatus(newOrderRecord(limitBuy, { id: 'o-4', at: t0 }), 'OPEN', t0);
+    const partial = withFill(open, new Dec('4'), '1.1', t0 + 60_000);
+    for (const record of [open, partial, withFill(partial, new Dec('6'), '1.2', t0 + 120_000)]) {
+      const wire = toWireOrder(record);
+      const view = lazyWireOrder(record);
+      // The symbol and id, which route an event, first: read before the view builds anything.
+      assert.equal(view.symbol, wire.symbol);
+      assert.equal(view.id, wire.id);
+      for (const field of ORDER_FIELDS) assert.deepEqual(view[field], wire[field], field);
+      assert.equal(JSON.stringify(view), JSON.stringify(wire));
+    }
   });
 
   it('writes the average as text: the first fill price unless price x quantity would round', () => {

@@ -24,8 +24,6 @@ export interface DispatchedEvent {
 export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements CallTracker {
   private queue: DispatchedEvent[] = [];
   private head = 0;
-  /** The queue is the publisher's own array (no copy per batch), copied before anything is added. */
-  private borrowed = false;
   private handling = false;
   private outstanding = 0;
   private stopped = false;
@@ -60,18 +58,17 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
     return this.handling;
   }
 
-  receive(events: readonly DispatchedEvent[]): void {
+  /**
+   * Queues the events. The array is handed over (a provider's batch, or a fresh one per frame): it
+   * becomes the queue when nothing waits, and later events are added to it, with no copy per bar.
+   */
+  receive(events: DispatchedEvent[]): void {
     if (this.stopped) return;
     if (!this.handling && this.head === this.queue.length) {
-      this.queue = events as DispatchedEvent[];
+      this.queue = events;
       this.head = 0;
-      this.borrowed = true;
       this.pump();
       return;
-    }
-    if (this.borrowed) {
-      this.queue = this.queue.slice();
-      this.borrowed = false;
     }
     for (const event of events) this.queue.push(event);
     if (!this.handling) this.pump();
@@ -129,7 +126,6 @@ export class Dispatcher<P extends ParamDefaults = ParamDefaults> implements Call
     }
     this.queue = [];
     this.head = 0;
-    this.borrowed = false;
     this.handling = false;
     this.drained();
   }

@@ -4,13 +4,16 @@
  * while a serialised event (the gateway's WebSocket) reads them all through `toJSON`. The view reads
  * its source, which must not change afterwards (order records and fills are immutable values).
  *
- * `lazyView(keys, build)` makes a view class for the wire type `T`: each key is a getter of the built
- * object; `toJSON` returns the built object itself (so the serialised bytes and key order are those of
+ * `lazyView(keys, build, direct)` makes a view class for the wire type `T`: each key is a getter of the
+ * built object, except the `direct` ones, which `build` copies from the source's field of the same
+ * name and are read from it (what routing an event reads, a symbol or an id, then builds nothing);
+ * `toJSON` returns the built object itself (so the serialised bytes and key order are those of
  * `build`). Fields are not own properties: spread or compare the `toJSON()` of a view.
  */
 export function lazyView<T extends object, S>(
   keys: readonly (keyof T & string)[],
   build: (source: S) => T,
+  direct: readonly (keyof T & keyof S & string)[] = [],
 ): (source: S) => T {
   class View {
     private built: T | undefined;
@@ -21,13 +24,23 @@ export function lazyView<T extends object, S>(
       this.built ??= build(this.source);
       return this.built;
     }
+
+    /** A field `build` copies from the source as it is. */
+    copied(key: keyof S): unknown {
+      return this.source[key];
+    }
   }
+  const define = (key: string, get: (this: View) => unknown) =>
+    Object.defineProperty(View.prototype, key, { get, enumerable: true });
   for (const key of keys) {
-    Object.defineProperty(View.prototype, key, {
-      get(this: View) {
-        return this.toJSON()[key];
-      },
-      enumerable: true,
+    if ((direct as readonly string[]).includes(key)) continue;
+    define(key, function () {
+      return this.toJSON()[key];
+    });
+  }
+  for (const key of direct) {
+    define(key, function () {
+      return this.copied(key);
     });
   }
   return (source) => new View(source) as unknown as T;

@@ -227,15 +227,19 @@ export { isoTime };
 /** The wire Order: canonical decimal strings (decision 37), ISO-8601 UTC times, null when unset. */
 export function toWireOrder(order: OrderRecord): Order {
   const filled = order.filled_quantity;
+  const quantity = toDecimalString(order.quantity);
+  // Most orders are unfilled or wholly filled: their remainder needs no subtraction.
+  const unfilled = filled.isZero();
+  const whole = !unfilled && filled.eq(order.quantity);
   return {
     id: order.id,
     symbol: order.symbol,
     side: order.side,
     order_type: order.order_type,
-    quantity: toDecimalString(order.quantity),
-    filled_quantity: toDecimalString(filled),
-    remaining_quantity: toDecimalString(remainingQuantity(order)),
-    average_fill_price: filled.isZero() ? null : order.average_fill_price,
+    quantity,
+    filled_quantity: unfilled ? '0' : whole ? quantity : toDecimalString(filled),
+    remaining_quantity: unfilled ? quantity : whole ? '0' : toDecimalString(remainingQuantity(order)),
+    average_fill_price: unfilled ? null : order.average_fill_price,
     status: order.status,
     time_in_force: order.time_in_force,
     limit_price: dec(order.limit_price),
@@ -293,7 +297,19 @@ const WIRE_ORDER_KEYS = [
 export const WIRE_ORDER_KEYS_COMPLETE: EveryKey<Order, typeof WIRE_ORDER_KEYS> = true;
 
 /** The wire Order of a record, written when first read or serialised (what order events carry). */
-export const lazyWireOrder: (order: OrderRecord) => Order = lazyView(WIRE_ORDER_KEYS, toWireOrder);
+export const lazyWireOrder: (order: OrderRecord) => Order = lazyView(WIRE_ORDER_KEYS, toWireOrder, [
+  'id',
+  'symbol',
+  'side',
+  'order_type',
+  'status',
+  'time_in_force',
+  'client_order_id',
+  'correlation_id',
+  'oco_group_id',
+  'position_id',
+  'parent_order_id',
+]);
 
 /** The handle `POST /v1/orders` and position closes answer with. */
 export function toOrderHandle(order: Pick<OrderRecord, 'id' | 'status' | 'client_order_id'>): OrderHandle {

@@ -51,4 +51,7 @@ const WIRE_TRADE_KEYS = [
 export const WIRE_TRADE_KEYS_COMPLETE: EveryKey<Trade, typeof WIRE_TRADE_KEYS> = true;
 
 /** The wire Trade of a fill, written when first read or serialised (`GET /v1/trades`, trade events). */
-export const lazyWireTrade: (fill: FillRecord) => Trade = lazyView(WIRE_TRADE_KEYS, toWireTrade);
+export const lazyWireTrade: (fill: FillRecord) => Trade = lazyView(WIRE_TRADE_KEYS, toWireTrade, [
+  'symbol',
+  'side',
+]);

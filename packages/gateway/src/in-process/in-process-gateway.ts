@@ -20,8 +20,11 @@ import * as trading from '../trading/trading-service.ts';
  * Ingress metering, authentication and serialisation are transport matters and do not apply.
  */
 export interface InProcessStrategy {
-  /** The provider's events, in order, as it publishes them (inside an order call too). */
-  receive(events: readonly ProviderEvent[]): void;
+  /**
+   * The provider's events, in order, as it publishes them (inside an order call too). The array is
+   * handed over: the strategy may keep it and add to it.
+   */
+  receive(events: ProviderEvent[]): void;
   /** Whether received events or their calls are still being handled. */
   readonly busy: boolean;
 }
@@ -96,7 +99,7 @@ export class InProcessGateway implements EventSink {
     settle?.();
   }
 
-  publish(events: readonly ProviderEvent[]): void {
+  publish(events: ProviderEvent[]): void {
     this.strategy?.receive(events);
   }
 

@@ -103,7 +103,8 @@ export class GatewayMetrics implements OrderTelemetry {
     this.rateLimitedRequests.inc();
   }
 
-  orderEvent(event: string, orderId: string, rejectReason?: string | null): void {
+  orderEvent(event: string, order: Parameters<OrderTelemetry['orderEvent']>[1]): void {
+    const orderId = order.id;
     switch (event) {
       case 'ORDER_CREATED':
       case 'BRACKET_ORDER_CREATED':
@@ -120,7 +121,7 @@ export class GatewayMetrics implements OrderTelemetry {
       }
       case 'ORDER_REJECTED':
         this.rejected.inc();
-        this.rejections.inc({ provider: this.provider, reason: rejectReason ?? 'UNKNOWN' });
+        this.rejections.inc({ provider: this.provider, reason: order.reject_reason ?? 'UNKNOWN' });
         this.createdAt.delete(orderId);
         return;
       case 'ORDER_CANCELLED':

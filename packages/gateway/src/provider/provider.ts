@@ -93,8 +93,11 @@ export type ProviderEvent = { type: string; timestamp: string } & Record<string,
 
 /** Where a provider's events go: the gateway's event stream. */
 export interface EventSink {
-  /** Stamps each event with its `seq` and sends it to every strategy connection. */
-  publish(events: readonly ProviderEvent[]): void;
+  /**
+   * Stamps each event with its `seq` and sends it to every strategy connection. The array is handed
+   * over: the provider does not touch it again (an in-process strategy queues onto it).
+   */
+  publish(events: ProviderEvent[]): void;
   /**
    * Whether published events wait for the strategy's acknowledgment (simulation mode gates time on
    * it). If they do, `settled` is called once every one is acknowledged, synchronously from the ack
@@ -107,8 +110,11 @@ export interface EventSink {
 
 /** Order lifecycle facts for the metrics (submissions are counted by the protocol code). */
 export interface OrderTelemetry {
-  /** Every order event the provider produced, delivered to the strategy or not. */
-  orderEvent(event: string, orderId: string, rejectReason?: string | null): void;
+  /**
+   * Every order event the provider produced, delivered to the strategy or not. The order is the
+   * event's own (an engine order is written when first read: a sink that ignores it costs nothing).
+   */
+  orderEvent(event: string, order: Pick<Order, 'id' | 'reject_reason'>): void;
 }
 
 export interface ProviderHooks {

@@ -11,10 +11,12 @@ import type { Body, Venue } from '../venue.ts';
 export class EngineVenue implements Venue {
   constructor(private readonly gateway: InProcessGateway) {}
 
-  async placeOrder(body: Body): Promise<Order> {
-    const handle = await answer(() => this.gateway.placeOrder(body), true);
-    return (await this.gateway.order(handle.id)) as Order;
+  placeOrder(body: Body): Promise<Order> {
+    return answer(() => this.gateway.placeOrder(body), true).then(this.orderOf);
   }
+
+  /** The order a call was just handed the handle of, as GET /v1/orders/{id} answers it. */
+  private readonly orderOf = (handle: { id: string }) => this.gateway.order(handle.id) as Order;
 
   async modifyOrder(orderId: string, body: Body): Promise<Order> {
     return (await answer(() => this.gateway.modifyOrder(orderId, body))).order;
@@ -28,14 +30,13 @@ export class EngineVenue implements Venue {
     return answer(() => this.gateway.cancelAllOrders(symbol));
   }
 
-  async closePosition(positionId: string, body: Body | undefined): Promise<Order> {
-    const handle = await answer(() => this.gateway.closePosition(positionId, body), true);
-    return (await this.gateway.order(handle.id)) as Order;
+  closePosition(positionId: string, body: Body | undefined): Promise<Order> {
+    return answer(() => this.gateway.closePosition(positionId, body), true).then(this.orderOf);
   }
 
   async closeAllPositions(symbol: string | undefined): Promise<Order[]> {
     const handles = await answer(() => this.gateway.closeAllPositions(symbol));
-    return Promise.all(handles.map(async (handle) => (await this.gateway.order(handle.id)) as Order));
+    return Promise.all(handles.map(this.orderOf));
   }
 
   moveExitLegs(positionId: string, body: Body) {
@@ -63,15 +64,25 @@ export class EngineVenue implements Venue {
  * The call's answer, or its error as a HindsightError. With `rejectedOrders`, an ORDER_REJECTED
  * answer (the order exists, REJECTED) resolves to a handle of that order, as docs/sdk.md promises.
  */
-async function answer<T>(call: () => Promise<T>, rejectedOrders = false): Promise<T> {
+function answer<T>(call: () => Promise<T>, rejectedOrders = false): Promise<T> {
+  const failed = rejectedOrders ? rejectedOrderOrError : hindsightError;
+  // Chained rather than awaited: every order of an in-process backtest comes through here.
   try {
-    return await call();
+    return call().then(undefined, failed) as Promise<T>;
   } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    const orderId = error.details?.order_id;
-    if (rejectedOrders && error.code === 'ORDER_REJECTED' && typeof orderId === 'string') {
-      return { id: orderId } as T;
-    }
-    throw new HindsightError(error.code, error.status, error.message, error.details ?? {});
+    return Promise.reject(error).then(undefined, failed) as Promise<T>;
   }
+}
+
+function hindsightError(error: unknown): never {
+  if (!(error instanceof GatewayError)) throw error;
+  throw new HindsightError(error.code, error.status, error.message, error.details ?? {});
+}
+
+function rejectedOrderOrError(error: unknown): { id: string } {
+  if (error instanceof GatewayError && error.code === 'ORDER_REJECTED') {
+    const orderId = error.details?.order_id;
+    if (typeof orderId === 'string') return { id: orderId };
+  }
+  return hindsightError(error);
 }

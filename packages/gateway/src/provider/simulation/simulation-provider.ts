@@ -258,18 +258,22 @@ export class SimulationProvider implements Provider {
   }
 
   /** Publishes what the strategy subscribed to; every order event also goes to the telemetry. */
-  private deliver(events: readonly EngineEvent[]): void {
+  private deliver(events: EngineEvent[]): void {
     if (events.length === 0) return;
     const hooks = this.hooks;
-    const out: ProviderEvent[] = [];
-    for (const event of events) {
+    // The engine's own array goes out unless an event is left out (a copy only then): this runs per bar.
+    let out: ProviderEvent[] | undefined;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as EngineEvent;
       if (event.type === 'order') {
         const order = event.order as Order;
-        hooks?.telemetry.orderEvent(event.event as string, order.id, order.reject_reason);
+        hooks?.telemetry.orderEvent(event.event as string, order);
       }
-      if (this.subscribed(event)) out.push(event);
+      if (this.subscribed(event)) out?.push(event);
+      else out ??= events.slice(0, i);
     }
-    if (out.length > 0) hooks?.sink.publish(out);
+    const published = out ?? events;
+    if (published.length > 0) hooks?.sink.publish(published);
   }
 
   private subscribed(event: EngineEvent): boolean {
@@ -347,10 +351,10 @@ export class SimulationProvider implements Provider {
 
   order(orderId: string): Order | undefined {
     const record = this.engine.order(orderId);
-    return record && this.wire(record);
+    return record && toWireOrder(record);
   }
 
-  /** Engine records are replaced on every change, so each one is rendered once. */
+  /** Engine records are replaced on every change: a strategy polling its open orders renders each once. */
   private readonly wireOrders = new WeakMap<OrderRecord, Order>();
 
   private wire(record: OrderRecord): Order {
