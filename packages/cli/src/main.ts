@@ -137,6 +137,7 @@ program
   .option('--cmd <command>', 'run this in the folder, any language, e.g. "python3 main.py"')
   .option('--scenario <file>', 'an inline scenario configuration (JSON); default: a day of the BTC sample')
   .option('--timeout <seconds>', 'stop a run that has not ended by then (default 300)')
+  .option('--no-drop', 'never cut the socket (for a strategy that does not resume)')
   .option('--json', 'print the report as JSON')
   .option('--verbose', "pass the strategy's output through to stderr")
   .addOption(

@@ -65,6 +65,18 @@ describe('hindsight check', { concurrency: 2 }, () => {
     for (const [id, verdict] of Object.entries(verdicts)) assert.equal(verdict, 'pass', `${id}: ${stdout}`);
   });
 
+  it('passes the hand-written Python starter with --no-drop (it does not resume)', async () => {
+    const { code, verdicts, detail, stdout } = await check([
+      PYTHON_EXAMPLE_DIR,
+      '--cmd',
+      `"${PYTHON}" main.py`,
+      '--no-drop',
+    ]);
+    assert.equal(code, 0, stdout);
+    assert.equal(verdicts.resume, 'not exercised');
+    assert.match(detail('resume'), /--no-drop/);
+  });
+
   it('catches a strategy that never acknowledges', async () => {
     const { code, verdicts, detail, stdout } = await fixture('never-acks');
     assert.equal(code, 1);

@@ -17,6 +17,8 @@ export interface CheckOptions {
   timeout?: string;
   json?: boolean;
   verbose?: boolean;
+  /** False with `--no-drop`: the socket is never cut, `resume` is not exercised. */
+  drop?: boolean;
 }
 
 /** A short window of the bundled BTC sample, with order events: a day of 1-minute candles. */
@@ -27,6 +29,8 @@ export const DEFAULT_SCENARIO = {
 };
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
+/** A day: longer than any timer Node keeps (2^31 ms) would fire at once. */
+const MAX_TIMEOUT_SECONDS = 86_400;
 /**
  * How long a batch may wait for its event_ack before the check calls it a stall: longer than the
  * scripted 429's wait and the pong wait (events held back meanwhile), so neither counts as one.
@@ -39,7 +43,11 @@ export async function runCheckCommand(strategyArg: string, options: CheckOptions
   let report: CheckReport;
   try {
     const timeout = Number(options.timeout ?? DEFAULT_TIMEOUT_SECONDS);
-    if (!(timeout > 0)) throw new UsageError(`--timeout ${options.timeout}: expected seconds above 0`);
+    if (!(timeout > 0 && timeout <= MAX_TIMEOUT_SECONDS)) {
+      throw new UsageError(
+        `--timeout ${options.timeout}: expected seconds above 0, at most ${MAX_TIMEOUT_SECONDS}`,
+      );
+    }
     const cmd = options.cmd === undefined ? undefined : await splitCmd(options.cmd);
     const strategy = strategyCommand(strategyArg, cmd);
     const store = await fileStoreWithSample(resolve(options.dataDir ?? '.hindsight'));
@@ -53,6 +61,7 @@ export async function runCheckCommand(strategyArg: string, options: CheckOptions
       ackTimeoutSeconds: ACK_TIMEOUT_SECONDS,
       timeoutMs: timeout * 1000,
       echo: options.verbose === true,
+      ...(options.drop === false && { timings: { dropAfterEvents: Number.POSITIVE_INFINITY } }),
     });
     const checks = judge(seen);
     report = {
@@ -75,7 +84,9 @@ export async function runCheckCommand(strategyArg: string, options: CheckOptions
       console.error(`hindsight check: ${error.message}${details}`);
       process.exit(2);
     }
-    throw error;
+    // Not the strategy's fault but the checker's (or the machine's): the stack, exit 1.
+    console.error(`hindsight check: the check could not run: ${(error as Error).stack ?? String(error)}`);
+    process.exit(1);
   }
   process.stdout.write(options.json ? jsonReport(report) : textReport(report));
   process.exit(report.faults === 0 ? 0 : 1);

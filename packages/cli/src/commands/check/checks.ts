@@ -164,7 +164,17 @@ function honoursRetryAfter(seen: Observations): CheckResult {
   if (!fault) return result('retry-after', title, 'not exercised', 'the strategy placed no order');
   if (fault.answeredAt === undefined)
     return result('retry-after', title, 'not exercised', 'the 429 never reached the strategy');
+  const wait = fault.retryAfterSeconds * 1000;
   const first = fault.repeats[0];
+  if (!first && seen.endedAt !== undefined && seen.endedAt - fault.answeredAt < wait) {
+    const after = s(seen.endedAt - fault.answeredAt);
+    return result(
+      'retry-after',
+      title,
+      'not exercised',
+      `the run ended ${after} after the 429, inside the window`,
+    );
+  }
   if (!first) {
     return result(
       'retry-after',
@@ -256,7 +266,12 @@ function clientOrderIds(seen: Observations): CheckResult {
 function resumes(seen: Observations): CheckResult {
   const title = 'a dropped socket is reopened with resume_from_seq';
   const drop = seen.drop;
-  if (!drop) return result('resume', title, 'not exercised', 'the run ended before the scripted drop');
+  if (!drop) {
+    const why = seen.dropOff
+      ? 'the socket drop is off (--no-drop)'
+      : 'the run ended before the scripted drop';
+    return result('resume', title, 'not exercised', why);
+  }
   const reconnect = drop.reconnect;
   if (!reconnect) {
     return result(
@@ -303,6 +318,8 @@ function exitsCleanly(seen: Observations): CheckResult {
       'still running 10 s after the end; stopped (decision 19b: not a fault)',
     );
   }
+  if (exit.stoppedAtLimit)
+    return result('exit', title, 'not exercised', 'stopped by the checker at the time limit');
   if (exit.code === 0)
     return result(
       'exit',

@@ -49,15 +49,27 @@ export interface Observations {
   /** Non-GET requests the gateway answered with a non-retryable 4xx and that came again. */
   retriedRefusals: { request: RequestSeen; status: number; code: string; firstAt: number }[];
   clientOrderIdReuse: { clientOrderId: string; first: string; second: string; at: number }[];
+  /** `--no-drop`: the socket is never cut. */
+  dropOff?: boolean;
   drop?: {
     at: number;
     maxSeqDelivered: number;
     reconnect?: { at: number; resumeFromSeq?: number; refused?: number };
   };
   connections: { at: number; path: string }[];
+  /** When the run ended (the backtest, the process or the time limit, whichever came first). */
+  endedAt?: number;
   /** How the backtest ended. */
   run?: { kind: 'completed' } | { kind: 'failed'; message: string } | { kind: 'unfinished'; why: string };
-  exit?: { code: number | null; signal: string | null; stoppedAfterEnd: boolean; beforeEnd: boolean };
+  exit?: {
+    code: number | null;
+    signal: string | null;
+    /** Still running 10 s after the end, so stopped (decision 19b). */
+    stoppedAfterEnd: boolean;
+    /** Stopped by the checker at the time limit. */
+    stoppedAtLimit: boolean;
+    beforeEnd: boolean;
+  };
   /** The last lines the strategy wrote (stdout and stderr). */
   outputTail: string[];
 }

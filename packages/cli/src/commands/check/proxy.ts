@@ -91,10 +91,8 @@ export class ProxiedSocket {
     if ('text' in item) {
       this.client.send(item.text);
       this.hooks.delivered(this, item.text);
-    } else if (item.close === 1005 || item.close === 1006) {
-      this.client.terminate();
     } else {
-      this.client.close(item.close, item.reason);
+      closeLike(this.client, item.close, item.reason);
     }
   }
 
@@ -102,13 +100,8 @@ export class ProxiedSocket {
   end(side: 'client' | 'upstream', code: number, reason: string): void {
     if (this.finished) return;
     this.finished = true;
-    if (side === 'upstream') {
-      this.deliver({ close: code, reason });
-    } else if (code === 1005 || code === 1006) {
-      this.upstream.terminate();
-    } else {
-      this.upstream.close(code, reason);
-    }
+    if (side === 'upstream') this.deliver({ close: code, reason });
+    else closeLike(this.upstream, code, reason);
     this.hooks.closed(this);
   }
 }
@@ -228,6 +221,15 @@ export async function startProxy(gatewayUrl: string, hooks: ProxyHooks): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Closes with the code the other half got; one that cannot be sent (1005, 1006) is a cut. */
+function closeLike(socket: WebSocket, code: number, reason: string): void {
+  try {
+    socket.close(code, reason);
+  } catch {
+    socket.terminate();
+  }
 }
 
 function passHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

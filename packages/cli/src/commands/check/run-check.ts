@@ -75,6 +75,7 @@ export async function runCheck(run: CheckRun): Promise<Observations> {
       strategy.exited.then((exit) => ({ exit })),
       sleep(run.timeoutMs, undefined, { ref: false }).then(() => ({ timedOut: true as const })),
     ]);
+    seen.endedAt = script.now();
     if ('ended' in first) {
       seen.run =
         first.ended.outcome.kind === 'completed'
@@ -82,18 +83,24 @@ export async function runCheck(run: CheckRun): Promise<Observations> {
           : { kind: 'failed', message: first.ended.outcome.message };
       const exit = await Promise.race([strategy.exited, sleep(EXIT_GRACE_MS, undefined, { ref: false })]);
       if (exit) {
-        seen.exit = { ...exit, stoppedAfterEnd: false, beforeEnd: false };
+        seen.exit = { ...exit, stoppedAfterEnd: false, stoppedAtLimit: false, beforeEnd: false };
       } else {
         await stop(strategy);
-        seen.exit = { code: null, signal: 'SIGTERM', stoppedAfterEnd: true, beforeEnd: false };
+        seen.exit = {
+          code: null,
+          signal: 'SIGTERM',
+          stoppedAfterEnd: true,
+          stoppedAtLimit: false,
+          beforeEnd: false,
+        };
       }
     } else if ('exit' in first) {
       seen.run = { kind: 'unfinished', why: 'the strategy exited before the backtest ended' };
-      seen.exit = { ...first.exit, stoppedAfterEnd: false, beforeEnd: true };
+      seen.exit = { ...first.exit, stoppedAfterEnd: false, stoppedAtLimit: false, beforeEnd: true };
     } else {
       seen.run = { kind: 'unfinished', why: `not over after the time limit (${run.timeoutMs / 1000} s)` };
       const exit = await stop(strategy);
-      seen.exit = { ...exit, stoppedAfterEnd: false, beforeEnd: true };
+      seen.exit = { ...exit, stoppedAfterEnd: false, stoppedAtLimit: true, beforeEnd: true };
     }
   } finally {
     script.dispose();

@@ -75,7 +75,9 @@ export class CheckScript implements ProxyHooks {
   constructor(
     private readonly apiKey: string,
     private readonly timings: ScriptTimings = DEFAULT_TIMINGS,
-  ) {}
+  ) {
+    if (!Number.isFinite(timings.dropAfterEvents)) this.seen.dropOff = true;
+  }
 
   /** Milliseconds since the script started. */
   now(): number {
