@@ -54,7 +54,7 @@ export interface Observations {
   drop?: {
     at: number;
     maxSeqDelivered: number;
-    reconnect?: { at: number; resumeFromSeq?: number; refused?: number };
+    reconnect?: { at: number; resumeFromSeq?: number };
   };
   connections: { at: number; path: string }[];
   /** When the run ended (the backtest, the process or the time limit, whichever came first). */
