@@ -1,15 +1,16 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type RunningGateway, readGatewaySettings, startGateway } from '@hindsight/gateway';
-import { BarStore, ensureZstd, MemoryObjectStore, zstdDecompress } from '@hindsight/marketdata';
+import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
 import WebSocket, { WebSocketServer } from 'ws';
+import { BACKTRADER, PYTHON, pythonImporting, runYardstick, withBtcCsv } from './python-yardsticks.ts';
 
 /**
  * The trading gateway over loopback, on the real BTCUSDT 1m sample (Jan-Mar 2024, 131,040 bars):
@@ -36,7 +37,6 @@ const SAMPLE = fileURLToPath(new URL('../data/sample/crypto/', import.meta.url))
 /** The sample's months of BTCUSDT 1m bars: 131,040 bars. */
 const BTC_MONTHS = ['2024-01', '2024-02', '2024-03'];
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
-const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const silent = new Writable({ write: (_c, _e, done) => done() });
 
 async function btcStore(months: string[]): Promise<BarStore> {
@@ -563,43 +563,16 @@ export async function run(): Promise<void> {
 
 /**
  * backtrader on the same machine and the same bars: the same crossover in-process
- * (`bench/backtrader-sma.py`), with its default observers and without them. backtrader is not a
- * dependency of Hindsight: the part runs when the benchmark's python3 (`/usr/bin/python3` where it
- * exists) can import it, from its own site-packages or from `BACKTRADER_PATH`, a folder holding the
- * `backtrader` package.
+ * (`bench/backtrader-sma.py`), with its default observers and without them, when the benchmark's
+ * python3 imports it (`BACKTRADER_PATH`: `bench/python-yardsticks.ts`).
  */
 async function backtraderSma(months: string[]): Promise<void> {
-  const pythonPath = [process.env.BACKTRADER_PATH, process.env.PYTHONPATH].filter(Boolean).join(':');
-  const env = { ...process.env, PYTHONPATH: pythonPath };
-  try {
-    execFileSync(PYTHON, ['-c', 'import backtrader'], { env, stdio: 'ignore' });
-  } catch {
-    console.log(
-      `# backtrader is not importable by ${PYTHON} (set BACKTRADER_PATH to a folder holding it): its figures are left out`,
-    );
-    return;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'hindsight-bench-backtrader-'));
-  try {
-    const csv = join(dir, 'BTCUSDT-1m.csv');
-    await ensureZstd();
-    const lines: string[] = [];
-    for (const [i, month] of months.entries()) {
-      const file = join(SAMPLE, `binance_spot_BTCUSDT_1m_${month}.csv.zst`);
-      const text = new TextDecoder().decode(zstdDecompress(readFileSync(file)));
-      lines.push(i === 0 ? text.trimEnd() : text.slice(text.indexOf('\n') + 1).trimEnd());
-    }
-    await writeFile(csv, `${lines.join('\n')}\n`);
-    const script = fileURLToPath(new URL('./backtrader-sma.py', import.meta.url));
+  const env = pythonImporting(BACKTRADER);
+  if (env === undefined) return;
+  await withBtcCsv(months, async (csv) => {
     for (const observers of [false, true]) {
-      const args = [script, csv, ...(observers ? ['--stdstats'] : [])];
-      const started = performance.now();
-      const result = JSON.parse(execFileSync(PYTHON, args, { env }).toString()) as {
-        bars: number;
-        seconds: number;
-        orders: number;
-      };
-      const processSeconds = (performance.now() - started) / 1000;
+      const args = [csv, ...(observers ? ['--stdstats'] : [])];
+      const { result, processSeconds } = runYardstick('backtrader-sma.py', args, env);
       const name = `gateway_sma_backtrader${observers ? '_stdstats' : ''}`;
       // `cerebro.run()` alone (as from_connection), and the whole process (as end_to_end: the
       // interpreter's start and backtrader's import included).
@@ -607,9 +580,7 @@ async function backtraderSma(months: string[]): Promise<void> {
       console.log(`BENCH ${name}_end_to_end ${Math.round(result.bars / processSeconds)} bars/s`);
       console.log(`BENCH ${name}_orders ${result.orders} orders`);
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The strategy of the order benchmark: prints "ready" at the first candle, then reads and never acks. */

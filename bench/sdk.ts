@@ -8,13 +8,23 @@ import { BarStore, MemoryObjectStore } from '@hindsight/marketdata';
 import { strategyOf } from '@hindsight/sdk';
 import { runInProcess } from '@hindsight/sdk/in-process';
 import { btcBars, runBtc } from './engine.ts';
+import {
+  BACKTESTING_PY,
+  BACKTRADER,
+  BTC_QUARTER,
+  type PythonLibrary,
+  pythonImporting,
+  runYardstick,
+  withBtcCsv,
+} from './python-yardsticks.ts';
 
 /**
  * The SDK's in-process runner against the engine's own figure, on the 131,040 BTC sample bars
  * (Jan-Mar 2024): the SMA example (`examples/sma-crossover-typescript/strategy.ts`, the strategy
  * a user writes, through the gateway's trading service and simulation provider) beside the engine
  * benchmark's hand-written in-process SMA (`bench/engine.ts`), interleaved in 15 pairs after 3
- * warm-up pairs; `sdk_inprocess_vs_engine` is the median of the pairs' speed ratios.
+ * warm-up pairs; `sdk_inprocess_vs_engine` is the median of the pairs' speed ratios. Then the
+ * commands' figures (`commandFigures`) and the Python yardsticks (`yardsticks`).
  */
 const WARM_UP = 3;
 const PAIRS = 15;
@@ -76,6 +86,7 @@ export async function run(): Promise<void> {
   console.log(`BENCH sdk_inprocess_vs_engine ${median(ratios).toFixed(3)} ratio`);
   console.log(`BENCH sdk_inprocess_sma_closed_trades ${trades} trades`);
   await commandFigures();
+  await yardsticks(bars);
 }
 
 /**
@@ -136,4 +147,33 @@ async function commandFigures(): Promise<void> {
   console.log(`BENCH sdk_sweep_2x2_seconds ${sweep.toFixed(2)} s`);
   console.log(`BENCH sdk_sweep_cells_per_minute ${(4 / (sweep / 60)).toFixed(1)} cells/min`);
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The yardsticks: backtesting.py (`bench/backtesting-sma.py`) and backtrader (`bench/backtrader-sma.py`,
+ * without its default observers) running the same crossover in-process on the same bars, one run each,
+ * when the benchmark's python3 imports them (`BACKTESTING_PATH`, `BACKTRADER_PATH`:
+ * `bench/python-yardsticks.ts`). `_bars_per_s` counts the library's run alone (`bt.run()`,
+ * `cerebro.run()`), `_end_to_end` the whole process: the interpreter's start, the import, the data's read.
+ */
+async function yardsticks(bars: number): Promise<void> {
+  const libraries: [PythonLibrary, string, string][] = [
+    [BACKTESTING_PY, 'backtesting-sma.py', 'sdk_yardstick_backtesting_py_sma'],
+    [BACKTRADER, 'backtrader-sma.py', 'sdk_yardstick_backtrader_sma'],
+  ];
+  const runs = libraries.flatMap(([library, script, name]) => {
+    const env = pythonImporting(library);
+    return env === undefined ? [] : [{ script, name, env }];
+  });
+  if (runs.length === 0) return;
+  await withBtcCsv(BTC_QUARTER, async (csv) => {
+    for (const { script, name, env } of runs) {
+      const { result, processSeconds } = runYardstick(script, [csv], env);
+      if (result.bars !== bars) throw new Error(`${script} ran on ${result.bars} bars, not ${bars}`);
+      console.log(`BENCH ${name}_bars_per_s ${Math.round(bars / result.seconds)} bars/s`);
+      console.log(`BENCH ${name}_end_to_end ${Math.round(bars / processSeconds)} bars/s`);
+      console.log(`BENCH ${name}_orders ${result.orders} orders`);
+      if (result.trades !== undefined) console.log(`BENCH ${name}_closed_trades ${result.trades} trades`);
+    }
+  });
 }
