@@ -65,8 +65,8 @@ export class InProcessGateway implements EventSink {
       settings: IN_PROCESS_SETTINGS,
       provider,
       // Only the provider's own error events go to a stream (POSITION_UNPROTECTED), which a
-      // simulation never raises; none has a connection here.
-      stream: new EventStream({ stallTimeoutMs: 0 }),
+      // simulation never raises; none has a connection here, nor resumes from its buffer.
+      stream: new EventStream({ stallTimeoutMs: 0, bufferSize: 1 }),
       breakers: new CircuitBreakers(Date.now),
       metrics,
       rateLimit: new IngressRateLimit(IN_PROCESS_SETTINGS.rateLimitPerMinute, Date.now),

@@ -54,12 +54,8 @@ export async function runInProcess<P extends ParamDefaults>(
   });
   const { dispatcher, handlers, ctx } = run;
   await run.start();
-  const replay = gateway.run({
-    receive: (events) => dispatcher.receive(events as never),
-    get busy() {
-      return dispatcher.busy;
-    },
-  });
+  // The dispatcher is the strategy the gateway drives: it receives the events and says when it is busy.
+  const replay = gateway.run(dispatcher);
   const { onProgress } = options;
   const progress =
     onProgress && setInterval(() => onProgress(provider.now, dispatcher.candles), options.progressMs ?? 250);

@@ -77,12 +77,12 @@ const ALL_UPDATES: readonly UpdateKind[] = [
   'account_update',
   'trade_update',
 ];
-const UPDATE_OF_TYPE: Record<string, UpdateKind> = {
-  order: 'order_update',
-  position: 'position_update',
-  account: 'account_update',
-  trade: 'trade_update',
-};
+const UPDATE_OF_TYPE = new Map<string, UpdateKind>([
+  ['order', 'order_update'],
+  ['position', 'position_update'],
+  ['account', 'account_update'],
+  ['trade', 'trade_update'],
+]);
 
 export class SimulationProvider implements Provider {
   readonly name = 'simulation';
@@ -277,7 +277,9 @@ export class SimulationProvider implements Provider {
   }
 
   private subscribed(event: EngineEvent): boolean {
-    const kind = UPDATE_OF_TYPE[event.type];
+    // Candles, most events by far, are the engine's only for what was subscribed.
+    if (event.type === 'candle') return true;
+    const kind = UPDATE_OF_TYPE.get(event.type);
     if (kind === undefined) return true;
     if (kind === 'account_update') return this.accountUpdates;
     const symbol = symbolOf(event);
