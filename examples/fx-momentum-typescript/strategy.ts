@@ -10,6 +10,10 @@ import { Decimal, defineStrategy } from '@hindsight/sdk';
 export default defineStrategy({
   name: 'fx-momentum',
   params: { period: 24, quantity: '10000' },
+  subscriptions: [
+    { instrument: 'F:EURUSD', events: ['candle_1h', 'order_update'] },
+    { instrument: 'F:USDJPY', events: ['candle_1h', 'order_update'] },
+  ],
   create({ period, quantity }) {
     const double = new Decimal(quantity).times(2);
     const pairs = new Map<string, { closes: number[]; side: number }>();

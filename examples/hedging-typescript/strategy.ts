@@ -10,6 +10,7 @@ import { defineStrategy, type Position } from '@hindsight/sdk';
 export default defineStrategy({
   name: 'hedging',
   params: { every: 60, target: 0.2, maxBars: 240, quantity: '0.01' },
+  subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
   create({ every, target, maxBars, quantity }) {
     let bars = 0;
     const openedAt = new Map<string, number>();

@@ -11,6 +11,7 @@ import { defineStrategy } from '@hindsight/sdk';
 export default defineStrategy({
   name: 'rsi-brackets',
   params: { period: 14, oversold: 30, overbought: 70, stopPips: 20, takePips: 30, quantity: '10000' },
+  subscriptions: [{ instrument: 'F:EURUSD', events: ['candle_15m', 'order_update', 'position_update'] }],
   create({ period, oversold, overbought, stopPips, takePips, quantity }) {
     const PIP = 0.0001;
     let previous: number | undefined;

@@ -13,6 +13,7 @@ from hindsight import Candle, Context, Strategy, run
 
 class SmaCrossover(Strategy):
     params = {"fast": 10, "slow": 30, "quantity": "0.01"}
+    subscriptions = [{"instrument": "C:BTCUSD", "events": ["candle_1m"]}]
 
     def on_start(self, ctx: Context) -> None:
         self.closes: list[float] = []

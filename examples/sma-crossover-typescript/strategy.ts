@@ -11,6 +11,7 @@ import { Decimal, defineStrategy } from '@hindsight/sdk';
 export default defineStrategy({
   name: 'sma-crossover',
   params: { fast: 10, slow: 30, quantity: '0.01' },
+  subscriptions: [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }],
   create({ fast, slow, quantity }) {
     const reversal = new Decimal(quantity).times(2);
     const closes: number[] = [];

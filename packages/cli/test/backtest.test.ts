@@ -38,6 +38,7 @@ describe('hindsight backtest', () => {
     const here = join(dir, 'here');
     const first = await backtest([EXAMPLE, '--out', here]);
     assert.equal(first.code, 0, first.stderr);
+    assert.doesNotMatch(first.stderr, /warning:/, 'the scenario delivers what the strategy declares');
     assert.ok(trades(first.stdout) > 20, first.stdout);
     assert.match(first.stdout, /Net P&L \(USD\)\s+-?\d/);
     const report = readFileSync(join(here, 'report.html'), 'utf8');
@@ -72,6 +73,42 @@ describe('hindsight backtest', () => {
     const counts = rows.map((row) => Number(row.trim().split(/\s+/)[6]));
     assert.ok((counts[0] as number) > (counts[1] as number), `sorted by trades: ${counts}`);
     assert.match(sweep.stdout, /2 cells on \d+ threads/);
+  });
+
+  it("takes the strategy's subscriptions for a scenario without them: in-process, --wire and --grid", async () => {
+    const bare = join(dir, 'bare.json');
+    writeFileSync(
+      bare,
+      JSON.stringify({ startTime: '2024-01-02T00:00:00Z', endTime: '2024-01-02T12:00:00Z' }),
+    );
+    const args = (strategy: string, out: string, ...more: string[]) =>
+      run([
+        'backtest',
+        strategy,
+        '--scenario',
+        bare,
+        '--data-dir',
+        dataDir,
+        '--out',
+        join(dir, out),
+        ...more,
+      ]);
+    const [here, wire, grid] = await Promise.all([
+      args(EXAMPLE, 'bare-here', '--no-report'),
+      args(EXAMPLE, 'bare-wire', '--no-report', '--wire'),
+      args(EXAMPLE, 'bare-grid', '--grid', 'fast=5'),
+    ]);
+    for (const done of [here, wire, grid]) assert.equal(done.code, 0, done.stderr);
+    assert.ok(trades(here.stdout) > 0, here.stdout);
+    const [a, b] = [files(join(dir, 'bare-here')), files(join(dir, 'bare-wire'))];
+    for (const [i, bytes] of a.entries()) assert.ok(bytes.equals(b[i] as Buffer), `file ${i} differs`);
+    assert.match(grid.stdout, /1 cells on 1 threads/);
+
+    // Neither the scenario nor the strategy: the scenario's error says the strategy can declare them.
+    const throwing = fileURLToPath(new URL('fixtures/throwing-strategy.ts', import.meta.url));
+    const neither = await args(throwing, 'neither');
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /bare\.json: subscriptions: is required.*; or the strategy declares them/);
   });
 
   it('stops with one line for what the user can fix, and with the stack when the strategy throws', async () => {

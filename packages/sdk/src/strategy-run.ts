@@ -3,6 +3,7 @@ import { Context } from './context.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { type ParamDefaults, type Params, resolveParams } from './params.ts';
 import { createHandlers, type Handlers, type Strategy } from './strategy.ts';
+import { type Subscription, subscriptionWarnings } from './subscriptions.ts';
 import type { Venue } from './venue.ts';
 
 /**
@@ -20,6 +21,8 @@ export interface RunSetup {
   drained: () => void;
   /** Where `ctx.log` lines go (default stderr). */
   log?: (line: string) => void;
+  /** What the run delivers, when known: the scenario's subscriptions, or PLATFORM_SUBSCRIPTIONS. */
+  subscriptions?: readonly Subscription[] | undefined;
 }
 
 export class StrategyRun<P extends ParamDefaults> {
@@ -47,6 +50,10 @@ export class StrategyRun<P extends ParamDefaults> {
     const log = setup.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.ctx = new Context<P>(this.params, setup.venue, history, this.dispatcher, log);
     this.dispatcher.ctx = this.ctx;
+    // Before onStart: a handler that can never fire, or a declared event the run does not deliver.
+    for (const line of subscriptionWarnings(strategy.subscriptions, this.handlers, setup.subscriptions)) {
+      log(`warning: ${line}`);
+    }
   }
 
   /** Throws the first failure of a handler, if there was one. */

@@ -2,10 +2,11 @@ import type { Context } from './context.ts';
 import { StrategyDefinitionError } from './errors.ts';
 import type { ParamDefaults, Params } from './params.ts';
 import type { AccountUpdate, Candle, ErrorEvent, OrderUpdate, PositionUpdate, Trade } from './resources.ts';
+import { checkSubscriptions, type SubscriptionDeclaration } from './subscriptions.ts';
 
 /**
- * A strategy: declared parameters and `create`, which runs once per backtest and returns the
- * handlers (docs/sdk.md). State kept in `create`'s closure belongs to that run.
+ * A strategy: declared parameters, the subscriptions it needs and `create`, which runs once per
+ * backtest and returns the handlers (docs/sdk.md). State kept in `create`'s closure belongs to that run.
  */
 type MaybePromise = void | Promise<void>;
 
@@ -25,6 +26,12 @@ export interface StrategyDefinition<P extends ParamDefaults = ParamDefaults> {
   name?: string;
   /** Each parameter with its default (docs/sdk.md, Parameters). */
   params?: P;
+  /**
+   * What the handlers need, e.g. `[{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }]`:
+   * `hindsight backtest` uses it for a scenario without subscriptions, and a run that delivers
+   * something else logs a warning (docs/sdk.md, Subscriptions).
+   */
+  subscriptions?: readonly SubscriptionDeclaration[];
   create(params: Params<P>): Handlers<P>;
 }
 
@@ -58,7 +65,14 @@ export function defineStrategy<P extends ParamDefaults = Record<never, never>>(
       );
     }
   }
-  return { ...definition, params: (definition.params ?? {}) as P, kind: 'hindsight-strategy' };
+  return {
+    ...definition,
+    params: (definition.params ?? {}) as P,
+    ...(definition.subscriptions !== undefined && {
+      subscriptions: checkSubscriptions(definition.subscriptions),
+    }),
+    kind: 'hindsight-strategy',
+  };
 }
 
 /** The handlers of one run, checked: an unknown handler name is a misspelling the author wants to hear of. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -159,6 +159,45 @@ describe('the Python SDK against a real gateway', { concurrency: true }, () => {
     assert.equal(run.code, 2, output(run));
     assert.match(run.stderr, /FAST: 'ten' is not an integer/);
     assert.doesNotMatch(run.stderr, /Traceback/);
+  });
+
+  it('stops with status 2 on a malformed subscriptions declaration, and warns of what the run does not deliver', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hindsight-python-subscriptions-'));
+    const script = async (name: string, events: string) => {
+      const file = join(dir, name);
+      await writeFile(
+        file,
+        `from hindsight import Strategy, run\n\n\nclass S(Strategy):\n    subscriptions = [{"instrument": "C:BTCUSD", "events": ${events}}]\n\n    def on_trade(self, trade, ctx):\n        pass\n\n\nrun(S)\n`,
+      );
+      return file;
+    };
+    try {
+      const bad = await runPython([await script('bad.py', '["candle_3m"]')], {
+        PROXY_WS_URL: 'ws://127.0.0.1:9/v1/ws',
+      });
+      assert.equal(bad.code, 2, output(bad));
+      assert.match(
+        bad.stderr,
+        /^hindsight: subscriptions\[0\]\.events\[0\]: 'candle_3m' is no event; events: /,
+      );
+      assert.doesNotMatch(bad.stderr, /Traceback/);
+
+      const good = await script('good.py', '["candle_1m", "order_update"]');
+      const run = await backtest(good, {
+        scenario: { ...twoHours(['candle_1m']), endTime: '2024-01-02T00:10:00Z' },
+      });
+      assertCompleted(run);
+      assert.match(
+        run.stderr,
+        /hindsight: warning: the strategy subscribes to C:BTCUSD order_update, which this run does not deliver \(it delivers C:BTCUSD candle_1m\)\n/,
+      );
+      assert.match(
+        run.stderr,
+        /hindsight: warning: on_trade is never called: this run delivers no trade_update/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('places, modifies, cancels and closes; refuses float quantities; resolves a rejection to the REJECTED Order', async () => {

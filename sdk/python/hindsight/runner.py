@@ -16,7 +16,7 @@ from .client import StreamEnd, WireClient
 from .context import Context
 from .errors import HindsightError, ParamError
 from .models import Candle, Resource
-from .strategy import Strategy
+from .strategy import Strategy, SubscriptionError, check_subscriptions, subscription_warnings
 
 
 def _log(message: str) -> None:
@@ -104,13 +104,17 @@ def run(strategy_class: type[Strategy]) -> NoReturn:
     """Runs the strategy until the backtest ends: exit 0 at its end, 1 with the traceback when a
     handler raises (or the connection is lost for good), 2 on a bad parameter or environment."""
     try:
+        check_subscriptions(strategy_class.subscriptions)
         strategy = strategy_class()
         if getattr(strategy, "params", None) is strategy_class.params:  # an __init__ skipped super()
             Strategy.__init__(strategy)
-    except ParamError as error:
+    except (ParamError, SubscriptionError) as error:
         _fail(str(error))
     ws_url = os.environ.get("PROXY_WS_URL") or _fail("PROXY_WS_URL is not set (the gateway's /v1/ws)")
     subscriptions = _subscriptions(os.environ.get("PLATFORM_SUBSCRIPTIONS"))
+    if os.environ.get("PLATFORM_SUBSCRIPTIONS", "").strip():  # unset (a standalone gateway): nothing to compare
+        for line in subscription_warnings(strategy_class, subscriptions):
+            _log(f"warning: {line}")
     client = WireClient(ws_url, os.environ.get("PLATFORM_GATEWAY_API_KEY") or None, _log)
     run_id = os.environ.get("HINDSIGHT_RUN_ID") or os.environ.get("PLATFORM_SCENARIO_ID") or "run"
     ctx = Context(client, strategy.params, run_id, subscriptions)

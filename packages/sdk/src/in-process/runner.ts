@@ -51,6 +51,7 @@ export async function runInProcess<P extends ParamDefaults>(
     venue: new EngineVenue(gateway),
     drained: () => gateway.drained(),
     ...(options.log && { log: options.log }),
+    subscriptions: options.scenario.subscriptions,
   });
   const { dispatcher, handlers, ctx } = run;
   await run.start();

@@ -3,6 +3,7 @@ import { StrategyDefinitionError } from '../errors.ts';
 import type { ParamDefaults } from '../params.ts';
 import type { Strategy } from '../strategy.ts';
 import { StrategyRun } from '../strategy-run.ts';
+import { deliveredSubscriptions } from '../subscriptions.ts';
 import { GatewayConnection } from './connection.ts';
 import { SocketVenue } from './socket-venue.ts';
 import { wireCandle } from './wire-candle.ts';
@@ -49,6 +50,7 @@ export async function runOverWire<P extends ParamDefaults>(
       });
     },
     ...(options.log && { log: options.log }),
+    subscriptions: deliveredSubscriptions(env.PLATFORM_SUBSCRIPTIONS),
   });
   const { dispatcher, handlers, ctx } = run;
   let finish!: () => void;

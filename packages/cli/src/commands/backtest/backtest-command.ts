@@ -3,15 +3,15 @@ import type { Metrics, ResultFiles } from '@hindsight/engine';
 import {
   defaultResultsDir,
   fileStoreWithSample,
-  readScenarioFile,
   type Scenario,
   ScenarioError,
   writeRunResults,
 } from '@hindsight/gateway';
 import type { BarStore } from '@hindsight/marketdata';
-import { StrategyDefinitionError } from '@hindsight/sdk';
+import { type Strategy, StrategyDefinitionError } from '@hindsight/sdk';
 import { runInProcess } from '@hindsight/sdk/in-process';
 import { writeReport } from '../../report/index.ts';
+import { type BacktestScenario, readBacktestScenario } from './backtest-scenario.ts';
 import { loadStrategy } from './load-strategy.ts';
 import { metricsTable } from './metrics-table.ts';
 import { priceCandles } from './price-candles.ts';
@@ -42,19 +42,23 @@ interface RunFiles {
 }
 
 export async function runBacktest(strategyFile: string, options: BacktestOptions): Promise<void> {
+  let read: BacktestScenario | undefined;
   try {
     const dataDir = resolve(options.dataDir ?? '.hindsight');
     const store = await fileStoreWithSample(dataDir);
-    const scenario = await readScenarioFile(options.scenario, store);
+    const strategy = await loadStrategy(strategyFile);
+    // A scenario without subscriptions takes the strategy's (a temporary file, for --wire and --grid).
+    read = await readBacktestScenario(options.scenario, store, strategy);
+    const { scenario, file: scenarioFile } = read;
     const params = parseAssignments(options.param ?? [], '--param');
     if (options.grid && options.grid.length > 0) {
-      await runSweep({ strategyFile, scenarioFile: options.scenario, dataDir, params, options });
+      await runSweep({ strategyFile, strategy, scenario, scenarioFile, dataDir, params, options });
       return;
     }
     const outDir = resolve(options.out ?? defaultResultsDir());
     const end = options.wire
-      ? await runOverWire({ strategyFile, scenarioFile: options.scenario, dataDir, store, params, scenario })
-      : await runHere(strategyFile, scenario, store, params);
+      ? await runOverWire({ strategyFile, strategy, scenarioFile, dataDir, store, params, scenario })
+      : await runHere(strategy, scenario, store, params);
     await writeRunResults(outDir, end.files);
     console.log(`\n${basename(strategyFile)}: ${scenario.startTime} -> ${scenario.endTime}`);
     console.log(metricsTable(end.files.metrics));
@@ -70,17 +74,19 @@ export async function runBacktest(strategyFile: string, options: BacktestOptions
       console.log(`report:  ${reportFile}`);
     }
   } catch (error) {
+    await read?.cleanup(); // exitWith exits: the finally below does not run
     exitWith(error);
+  } finally {
+    await read?.cleanup();
   }
 }
 
 async function runHere(
-  strategyFile: string,
+  strategy: Strategy,
   scenario: Scenario,
   store: BarStore,
   params: Record<string, string>,
 ): Promise<RunFiles & { params: Record<string, string | number | boolean> }> {
-  const strategy = await loadStrategy(strategyFile);
   const progress = backtestProgress(scenario.window);
   let end: Awaited<ReturnType<typeof runInProcess>>;
   try {

@@ -24,9 +24,12 @@ export function backtestProgress(window: { start: number; end: number }, stream 
     cliProgress.Presets.shades_classic,
   );
   const started = performance.now();
-  bar.start(100, 0, { date: new Date(window.start).toISOString().slice(0, 16), speed: 0 });
+  // Drawn from the first update: what the run logs as it starts (its warnings) comes before the bar.
+  let drawn = false;
   return {
     update(simulatedMs, candles) {
+      if (!drawn) bar.start(100, 0, { date: new Date(window.start).toISOString().slice(0, 16), speed: 0 });
+      drawn = true;
       const share = (simulatedMs - window.start) / (window.end - window.start);
       const seconds = (performance.now() - started) / 1000;
       bar.update(Math.max(0, Math.min(100, Math.floor(share * 100))), {
@@ -35,7 +38,7 @@ export function backtestProgress(window: { start: number; end: number }, stream 
       });
     },
     stop() {
-      bar.stop();
+      if (drawn) bar.stop();
     },
   };
 }

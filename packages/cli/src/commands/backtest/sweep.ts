@@ -2,10 +2,9 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Metrics } from '@hindsight/engine';
-import { defaultResultsDir } from '@hindsight/gateway';
-import { resolveParams } from '@hindsight/sdk';
+import { defaultResultsDir, type Scenario } from '@hindsight/gateway';
+import { resolveParams, type Strategy, subscriptionWarnings } from '@hindsight/sdk';
 import { type BacktestOptions, parseAssignments, UsageError } from './backtest-command.ts';
-import { loadStrategy } from './load-strategy.ts';
 import { formatTable, METRIC_COLUMNS, metricText } from './metrics-table.ts';
 import type { CellResult, SweepJob } from './sweep-worker.ts';
 
@@ -16,6 +15,9 @@ import type { CellResult, SweepJob } from './sweep-worker.ts';
  */
 export interface SweepRun {
   strategyFile: string;
+  strategy: Strategy;
+  scenario: Scenario;
+  /** The scenario's file, its subscriptions merged in when they are the strategy's. */
   scenarioFile: string;
   dataDir: string;
   params: Record<string, string>;
@@ -55,8 +57,13 @@ export async function runSweep(run: SweepRun): Promise<void> {
     throw new UsageError(`--sort ${sortKey}: sort by one of ${METRIC_COLUMNS.map((c) => c.key).join(', ')}`);
   }
   // Every cell's parameters are checked here first: a misspelled name is one line, before any thread starts.
-  const strategy = await loadStrategy(run.strategyFile);
+  const { strategy, scenario } = run;
   for (const cell of cells) resolveParams(strategy.params, {}, cell);
+  // The cells' logs are silent: the subscription warnings are said once, here.
+  const handlers = strategy.create(resolveParams(strategy.params, scenario.env ?? {}, cells[0]));
+  for (const line of subscriptionWarnings(strategy.subscriptions, handlers, scenario.subscriptions)) {
+    console.error(`warning: ${line}`);
+  }
   const outDir = resolve(run.options.out ?? defaultResultsDir());
   const threads = Math.max(1, Math.min(cells.length, Number(run.options.workers ?? availableParallelism())));
   const started = performance.now();

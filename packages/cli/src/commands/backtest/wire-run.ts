@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { readGatewaySettings, type Scenario, startGateway } from '@hindsight/gateway';
 import type { BarStore } from '@hindsight/marketdata';
-import { envName, resolveParams } from '@hindsight/sdk';
-import { loadStrategy } from './load-strategy.ts';
+import { envName, resolveParams, type Strategy } from '@hindsight/sdk';
 
 /**
  * `hindsight backtest --wire`: the backtest through a gateway on a loopback port, the strategy in a
@@ -12,6 +11,8 @@ import { loadStrategy } from './load-strategy.ts';
  */
 export interface WireRun {
   strategyFile: string;
+  strategy: Strategy;
+  /** The scenario's file, its subscriptions merged in when they are the strategy's. */
   scenarioFile: string;
   dataDir: string;
   store: BarStore;
@@ -20,7 +21,7 @@ export interface WireRun {
 }
 
 export async function runOverWire(run: WireRun) {
-  const strategy = await loadStrategy(run.strategyFile);
+  const { strategy } = run;
   // Unknown --param names are refused here: over the wire, parameters travel as variables.
   const params = resolveParams(strategy.params, run.scenario.env ?? {}, run.params);
   const settings = readGatewaySettings({
