@@ -10,7 +10,8 @@ platform passes in the environment:
   PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on REST calls and on the WebSocket upgrade
   PLATFORM_SUBSCRIPTIONS    JSON array of {instrument, events}; the first one with candle_1m is traded
 
-Dependencies: the Python 3.11 standard library and `websockets`.
+A lost WebSocket is opened again with `resume_from_seq` (see `reconnect`), and no event is lost or
+handled twice. Dependencies: the Python 3.11 standard library and `websockets`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ RETRYABLE_CODES = {"RATE_LIMITED", "PROVIDER_UNAVAILABLE", "PROVIDER_ERROR", "NE
 MAX_ATTEMPTS = 5
 RETRY_BUDGET_SECONDS = 60.0
 REQUEST_TIMEOUT_SECONDS = 10.0
+# A lost socket is opened again on the same schedule, with resume_from_seq; after these close codes
+# there is nothing to resume: the end of the run (1000), a gateway shutting down (1001), a failed run.
+FINAL_CLOSE_CODES = {1000, 1001, 4001}
 
 log = logging.getLogger("sma-crossover")
 
@@ -222,6 +226,22 @@ async def connect(url: str, headers: dict):
         return await websockets.connect(url, extra_headers=headers)
 
 
+async def reconnect(url: str, headers: dict, handled_seq: int):
+    """Opens the event stream again after a lost socket, or returns None after MAX_ATTEMPTS tries.
+    With resume_from_seq the gateway first sends again every event after that seq (the ones the lost
+    socket never delivered, or that were not handled yet), then goes on: no event is lost."""
+    url += ("&" if "?" in url else "?") + f"resume_from_seq={handled_seq}"
+    backoff = 0.5
+    for _ in range(MAX_ATTEMPTS):
+        await asyncio.sleep(random.uniform(0, backoff))
+        try:
+            return await connect(url, headers)
+        except (OSError, asyncio.TimeoutError, websockets.WebSocketException) as error:
+            log.warning("reconnecting failed: %s", error)
+            backoff = min(backoff * 2, 30.0)
+    return None
+
+
 def event_ack(processed: list[str], last_seq: int) -> str:
     return json.dumps(
         {
@@ -240,41 +260,58 @@ async def run() -> int:
     log.info("trading %s on %s candles, SMA(%d)/SMA(%d), %s per order", config.symbol, TIMEFRAME,
              FAST_PERIOD, SLOW_PERIOD, config.quantity)
 
-    ws = await connect(config.ws_url, {"X-API-Key": config.api_key} if config.api_key else {})
-    try:
-        async for message in ws:
-            payload = json.loads(message)
-            events = payload if isinstance(payload, list) else [payload]  # one event, or a batch
-            processed: list[str] = []
-            last_seq = 0
-            for event in events:
-                kind = event.get("type")
-                if kind == "ping":
-                    await ws.send('{"type":"pong"}')
-                    continue
-                if kind == "connection" and event.get("event") == "DISCONNECTING":
-                    log.info("the gateway is disconnecting: the run is over")
-                    await ws.close()
-                    return 0
-                if kind == "candle":
-                    await strategy.on_bar(event["bar"])
-                elif kind == "order" and event.get("event") in ("ORDER_REJECTED", "ORDER_EXPIRED"):
-                    order = event["order"]
-                    log.warning("order %s: %s %s", order["id"], event["event"], order.get("reject_reason") or "")
-                elif kind == "error":
-                    log.warning("gateway error %s: %s", event.get("code"), event.get("message"))
-                if "seq" in event:
-                    processed.append(f"{kind}:{event['seq']}")
-                    last_seq = event["seq"]
-            if processed:
-                # A backtest holds its simulated clock until this acknowledgment arrives.
-                await ws.send(event_ack(processed, last_seq))
-    except websockets.ConnectionClosed:
-        pass
-    if ws.close_code == 1000:
-        return 0
-    log.error("the connection to the gateway was lost (close code %s)", ws.close_code)
-    return 1
+    headers = {"X-API-Key": config.api_key} if config.api_key else {}
+    ws = await connect(config.ws_url, headers)
+    handled_seq = 0  # the seq of the last event handled: a resumed connection starts after it
+    while True:
+        try:
+            if handled_seq:
+                # A resumed connection. The ack sent last may have been lost with the old socket, and
+                # a backtest holds its clock until one arrives: acknowledge what was handled again.
+                await ws.send(event_ack([], handled_seq))
+            async for message in ws:
+                payload = json.loads(message)
+                events = payload if isinstance(payload, list) else [payload]  # one event, or a batch
+                processed: list[str] = []
+                for event in events:
+                    kind = event.get("type")
+                    if kind == "ping":
+                        await ws.send('{"type":"pong"}')
+                        continue
+                    if "seq" in event and event["seq"] <= handled_seq:
+                        continue  # handled before a reconnect (a resume does not send it; be sure)
+                    if kind == "connection" and event.get("event") == "DISCONNECTING":
+                        log.info("the gateway is disconnecting: the run is over")
+                        await ws.close()
+                        return 0
+                    if kind == "candle":
+                        await strategy.on_bar(event["bar"])
+                    elif kind == "order" and event.get("event") in ("ORDER_REJECTED", "ORDER_EXPIRED"):
+                        order = event["order"]
+                        reason = order.get("reject_reason") or ""
+                        log.warning("order %s: %s %s", order["id"], event["event"], reason)
+                    elif kind == "error":
+                        log.warning("gateway error %s: %s", event.get("code"), event.get("message"))
+                    if "seq" in event:
+                        processed.append(f"{kind}:{event['seq']}")
+                        handled_seq = event["seq"]
+                if processed:
+                    # A backtest holds its simulated clock until this acknowledgment arrives.
+                    await ws.send(event_ack(processed, handled_seq))
+        except websockets.ConnectionClosed:
+            pass
+        if ws.close_code == 1000:
+            return 0
+        if ws.close_code in FINAL_CLOSE_CODES:
+            log.error("the gateway closed the connection (close code %s)", ws.close_code)
+            return 1
+        # Orders go over HTTP, so none is lost with the socket: only the event stream needs resuming.
+        log.warning("the connection to the gateway was lost (close code %s); resuming after seq %d",
+                    ws.close_code, handled_seq)
+        ws = await reconnect(config.ws_url, headers, handled_seq)
+        if ws is None:
+            log.error("the connection to the gateway was lost and could not be opened again")
+            return 1
 
 
 if __name__ == "__main__":

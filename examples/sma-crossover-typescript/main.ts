@@ -6,8 +6,8 @@
  * order (twice the quantity for a reversal, which closes the position and opens the opposite one in
  * one fill on a netting account). Orders go to the trading gateway as REST calls made over its event
  * socket (a `request` frame, answered by a `response` frame with the HTTP status and body; one
- * ordered connection, so an order's events arrive before its answer). The platform passes the
- * gateway's address and key in the environment:
+ * ordered connection, so an order's events arrive before its answer). A lost socket is opened again
+ * with `resume_from_seq`. The platform passes the gateway's address and key in the environment:
  *
  *   PROXY_WS_URL              ws://host:port/v1/ws
  *   PLATFORM_GATEWAY_API_KEY  sent as X-API-Key on the WebSocket upgrade
@@ -28,11 +28,15 @@ const CANDLE_EVENT = `candle_${TIMEFRAME}`;
 const POSITIVE_DECIMAL = /^(?=.*[1-9])[0-9]+(\.[0-9]+)?$/;
 
 // The gateway's retry advice: 500 ms doubling up to 30 s with full jitter, at most 5 attempts or
-// 60 s in all; only these codes are worth retrying (a lost socket ends the strategy).
+// 60 s in all; only these codes are worth retrying (a call in flight when the socket is lost is sent
+// again on the resumed one: Gateway.resend).
 const RETRYABLE_CODES = new Set(['RATE_LIMITED', 'PROVIDER_UNAVAILABLE', 'PROVIDER_ERROR']);
 const MAX_ATTEMPTS = 5;
 const RETRY_BUDGET_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 10_000;
+// A lost socket is opened again on the same schedule. After these close codes there is nothing to
+// resume: the end of the run (1000), a gateway shutting down (1001), a failed run (4001).
+const FINAL_CLOSE_CODES = new Set([1000, 1001, 4001]);
 
 type Side = 'BUY' | 'SELL';
 type Position = 'flat' | 'long' | 'short';
@@ -122,6 +126,15 @@ class GatewayError extends Error {
   }
 }
 
+interface Call {
+  method: string;
+  path: string;
+  body: unknown;
+  resolve: (body: unknown) => void;
+  reject: (error: GatewayError) => void;
+  timer: NodeJS.Timeout;
+}
+
 /**
  * The gateway's REST calls, made over the event socket: each call is a `request` frame with its own
  * `request_id`, settled by the `response` frame (or the INVALID_MESSAGE error) that names it. The
@@ -129,20 +142,17 @@ class GatewayError extends Error {
  */
 class Gateway {
   private calls = 0;
-  private readonly pending = new Map<
-    string,
-    { resolve: (body: unknown) => void; reject: (error: GatewayError) => void; timer: NodeJS.Timeout }
-  >();
+  private ws: WebSocket | undefined;
+  private readonly pending = new Map<string, Call>();
 
-  constructor(private readonly ws: WebSocket) {}
+  /** The socket calls go over from now on (a new one after a reconnect). */
+  use(ws: WebSocket): void {
+    this.ws = ws;
+  }
 
-  private call<T>(method: string, path: string, body: unknown): Promise<T> {
+  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const id = `${RUN_ID}-r${++this.calls}`;
     return new Promise<T>((resolve, reject) => {
-      if (this.ws.readyState !== WebSocket.OPEN) {
-        reject(new GatewayError(undefined, 'NETWORK_ERROR', 'the connection to the gateway is closed'));
-        return;
-      }
       const timer = setTimeout(
         () =>
           this.settle(
@@ -151,9 +161,54 @@ class Gateway {
           ),
         REQUEST_TIMEOUT_MS,
       );
-      this.pending.set(id, { resolve: resolve as (body: unknown) => void, reject, timer });
-      this.ws.send(JSON.stringify({ type: 'request', request_id: id, method, path, body }));
+      this.pending.set(id, {
+        method,
+        path,
+        body,
+        resolve: resolve as (body: unknown) => void,
+        reject,
+        timer,
+      });
+      this.send(id);
     });
+  }
+
+  /** Sends a call's `request` frame; while the socket is down it waits for `resend`. */
+  private send(id: string): void {
+    const call = this.pending.get(id);
+    if (call && this.ws?.readyState === WebSocket.OPEN) {
+      const { method, path, body } = call;
+      this.ws.send(JSON.stringify({ type: 'request', request_id: id, method, path, body }));
+    }
+  }
+
+  /**
+   * On a resumed connection, the calls the lost socket left unanswered are sent again (their answers
+   * are not replayed). An order may have been placed with only its answer lost, so it is looked up by
+   * its client_order_id first and sent again only if the gateway has none (protocol.md, Idempotency).
+   */
+  async resend(): Promise<void> {
+    for (const [id, call] of [...this.pending]) {
+      const clientOrderId = (call.body as { client_order_id?: string } | undefined)?.client_order_id;
+      if (call.method === 'POST' && clientOrderId !== undefined) {
+        const query = `/v1/orders?client_order_id=${encodeURIComponent(clientOrderId)}`;
+        const found = this.call<(OrderHandle & { reject_reason?: string })[]>('GET', query);
+        const [order] = await found.catch(() => []);
+        console.warn(`order ${clientOrderId}: ${order ? 'placed' : 'not placed'} before the socket was lost`);
+        if (order?.status === 'REJECTED') {
+          this.settle(
+            id,
+            new GatewayError(422, 'ORDER_REJECTED', `order ${order.id}: ${order.reject_reason}`),
+          );
+          continue;
+        }
+        if (order) {
+          this.settle(id, undefined, { id: order.id, status: order.status, client_order_id: clientOrderId });
+          continue;
+        }
+      }
+      this.send(id);
+    }
   }
 
   /** Whether a call is waiting for its answer. */
@@ -311,16 +366,16 @@ function eventAck(processed: string[], lastSeq?: number): string {
 
 function main(): void {
   const config = readConfig(process.env);
-  const ws = new WebSocket(config.wsUrl, {
-    headers: config.apiKey ? { 'X-API-Key': config.apiKey } : {},
-    perMessageDeflate: false, // small JSON events: compressing them costs more than it saves
-  });
-  const gateway = new Gateway(ws);
+  const gateway = new Gateway();
   const strategy = new SmaCrossover(gateway, config.symbol, config.quantity);
   console.log(
     `trading ${config.symbol} on ${TIMEFRAME} candles, SMA(${FAST_PERIOD})/SMA(${SLOW_PERIOD}), ${config.quantity} per order`,
   );
+  let ws: WebSocket;
   let finished = false;
+  const send = (text: string) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(text);
+  };
   const fail = (error: unknown) => {
     console.error('failed to handle a gateway message:', error);
     finished = true;
@@ -364,18 +419,24 @@ function main(): void {
   let drainedThrough = 0;
   /** An ack went right behind a call: that call's answer tells how far it drained. */
   let ackBehindCall = false;
+  /** The highest seq received: a resumed connection starts after it (the inbox is still handled). */
+  let receivedSeq = 0;
+  /** The seq of the last event taken from the inbox: acknowledged again on a resumed connection. */
+  let handledSeq = 0;
   const handleInbox = async () => {
     handling = true;
     let processed: string[] = [];
     let lastSeq = 0;
     while (inbox.length > 0 && !finished) {
       const event = inbox.shift() as GatewayEvent;
+      if (event.seq !== undefined) handledSeq = event.seq;
       if (event.seq !== undefined && event.seq > drainedThrough) {
         processed.push(`${event.type}:${event.seq}`);
         lastSeq = event.seq;
       }
       const orders = handle(event);
       if (!orders) continue;
+      // (Only if the order went out: while the socket is down it waits for the reconnect.)
       if (ws.readyState === WebSocket.OPEN && gateway.calling && inbox.length === 0) {
         ws.send(eventAck(processed));
         ackBehindCall = true;
@@ -384,17 +445,20 @@ function main(): void {
       await orders;
     }
     handling = false;
-    if (processed.length > 0 && ws.readyState === WebSocket.OPEN) {
-      ws.send(eventAck(processed, lastSeq));
-    }
+    if (processed.length > 0) send(eventAck(processed, lastSeq));
   };
 
-  ws.on('message', (data) => {
+  const received = (socket: WebSocket, data: WebSocket.RawData) => {
     let event: GatewayEvent; // each message is one event
     try {
       event = JSON.parse(data.toString());
     } catch (error) {
       return fail(error);
+    }
+    if (event.seq !== undefined) {
+      // A resume sends only what came after receivedSeq; an older event would be a repeat.
+      if (event.seq <= receivedSeq) return;
+      receivedSeq = event.seq;
     }
     // A call's answer settles it at once (the event being handled awaits it); its own events came
     // first and wait in the inbox.
@@ -407,14 +471,37 @@ function main(): void {
       ackBehindCall = false;
     }
     if (event.type === 'response' || event.type === 'ping') {
-      if (event.type === 'ping') ws.send('{"type":"pong"}');
+      if (event.type === 'ping') socket.send('{"type":"pong"}');
       return;
     }
     inbox.push(event);
     if (!handling) handleInbox().catch(fail);
-  });
-  ws.on('error', (error) => console.error('WebSocket error:', error.message));
-  ws.on('close', (code) => {
+  };
+
+  /** On a resumed connection: the calls in flight sent again, then what was handled acknowledged. */
+  const resumed = async () => {
+    // The answer that would tell how far an ack behind a call drained is lost with the old socket:
+    // the events received from now on are acknowledged as usual.
+    ackBehindCall = false;
+    await gateway.resend();
+    // The last ack may have been lost with the old socket, and a backtest holds its clock until one
+    // arrives. It goes after the resent calls, so that a resent order still takes this bar's time.
+    if (handledSeq > 0) send(eventAck([], handledSeq));
+  };
+
+  let attempts = 0; // reconnect attempts since a connection last opened
+  const closed = (code: number) => {
+    const resumable = !finished && !FINAL_CLOSE_CODES.has(code);
+    if (resumable && attempts < MAX_ATTEMPTS) {
+      // The order retries' backoff: 500 ms doubling up to 30 s, full jitter, at most 5 attempts.
+      const delayMs = Math.random() * Math.min(30_000, 500 * 2 ** attempts++);
+      console.warn(
+        `the connection to the gateway was lost (close code ${code}); resuming after seq ${receivedSeq}`,
+      );
+      // (Without a seq received there is nothing to resume from: a plain connection then.)
+      setTimeout(() => connect(receivedSeq > 0 ? receivedSeq : undefined), delayMs);
+      return;
+    }
     gateway.abandon(`the connection closed (code ${code})`);
     if (process.exitCode !== undefined) return; // a failed message already decided it
     if (finished || code === 1000) {
@@ -423,7 +510,29 @@ function main(): void {
       console.error(`the connection to the gateway was lost (close code ${code})`);
       process.exitCode = 1;
     }
-  });
+  };
+
+  const connect = (resumeFrom?: number) => {
+    const url =
+      resumeFrom === undefined
+        ? config.wsUrl
+        : `${config.wsUrl}${config.wsUrl.includes('?') ? '&' : '?'}resume_from_seq=${resumeFrom}`;
+    const socket = new WebSocket(url, {
+      headers: config.apiKey ? { 'X-API-Key': config.apiKey } : {},
+      perMessageDeflate: false, // small JSON events: compressing them costs more than it saves
+    });
+    ws = socket;
+    gateway.use(socket);
+    socket.on('open', () => {
+      attempts = 0;
+      if (resumeFrom !== undefined) resumed().catch(fail);
+    });
+    socket.on('message', (data) => received(socket, data));
+    // A failed upgrade is an error and then a close (1006): the close tries again.
+    socket.on('error', (error) => console.error('WebSocket error:', error.message));
+    socket.on('close', closed);
+  };
+  connect();
 }
 
 main();

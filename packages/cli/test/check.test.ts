@@ -8,14 +8,17 @@ import { fileStoreWithSample } from '@hindsight/gateway';
 import { run } from './support/cli-process.ts';
 
 /**
- * `hindsight check` as a user runs it, a real CLI process each time: the SDK example in TypeScript
- * and the Python SDK example (through --cmd) pass every check with every check exercised; raw-protocol
- * fixtures with one fault each (fixtures/check/) are each caught by the matching check and by no
- * other; mistakes in the command are exit 2 with one line. Each run is one day of the BTC sample.
+ * `hindsight check` as a user runs it, a real CLI process each time: the SDK example in TypeScript,
+ * the Python SDK example and both hand-written starters (main.py, main.ts; through --cmd) pass every
+ * check with every check exercised, the socket cut and resumed included; --no-drop leaves `resume`
+ * not exercised; raw-protocol fixtures with one fault each (fixtures/check/) are each caught by the
+ * matching check and by no other; mistakes in the command are exit 2 with one line. Each run is one
+ * day of the BTC sample.
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SDK_EXAMPLE = join(ROOT, 'examples', 'sma-crossover-typescript', 'strategy.ts');
 const PYTHON_EXAMPLE_DIR = join(ROOT, 'examples', 'sma-crossover-python');
+const TYPESCRIPT_EXAMPLE_DIR = join(ROOT, 'examples', 'sma-crossover-typescript');
 const FIXTURES = fileURLToPath(new URL('./fixtures/check/', import.meta.url));
 const PYTHON =
   process.env.HINDSIGHT_TEST_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
@@ -65,16 +68,28 @@ describe('hindsight check', { concurrency: 2 }, () => {
     for (const [id, verdict] of Object.entries(verdicts)) assert.equal(verdict, 'pass', `${id}: ${stdout}`);
   });
 
-  it('passes the hand-written Python starter with --no-drop (it does not resume)', async () => {
-    const { code, verdicts, detail, stdout } = await check([
-      PYTHON_EXAMPLE_DIR,
-      '--cmd',
-      `"${PYTHON}" main.py`,
-      '--no-drop',
-    ]);
+  // The protocol by hand, as a port to another language starts from: resuming the cut socket too.
+  const starters: [string, string, string][] = [
+    ['Python', PYTHON_EXAMPLE_DIR, `"${PYTHON}" main.py`],
+    ['TypeScript', TYPESCRIPT_EXAMPLE_DIR, `"${process.execPath}" --import tsx main.ts`],
+  ];
+  for (const [language, folder, cmd] of starters) {
+    it(`passes the hand-written ${language} starter on every check, resume included`, async () => {
+      const { code, verdicts, detail, stdout } = await check([folder, '--cmd', cmd]);
+      assert.equal(code, 0, stdout);
+      for (const [id, verdict] of Object.entries(verdicts)) assert.equal(verdict, 'pass', `${id}: ${stdout}`);
+      assert.match(detail('resume'), /after the cut with resume_from_seq=\d+/);
+    });
+  }
+
+  it('leaves resume not exercised with --no-drop, and judges the rest', async () => {
+    const { code, verdicts, detail, stdout } = await check([SDK_EXAMPLE, '--no-drop']);
     assert.equal(code, 0, stdout);
     assert.equal(verdicts.resume, 'not exercised');
     assert.match(detail('resume'), /--no-drop/);
+    for (const [id, verdict] of Object.entries(verdicts)) {
+      if (id !== 'resume') assert.equal(verdict, 'pass', `${id}: ${stdout}`);
+    }
   });
 
   it('catches a strategy that never acknowledges', async () => {
