@@ -68,8 +68,8 @@ export async function webAppRoutes(app: FastifyInstance, { version, webDist }: W
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const isWebPath = path === '/v1' || path.startsWith('/v1/');
-    const isAsset = path.startsWith(ASSETS_PREFIX);
-    if (isWebPath && !isAsset && (request.method === 'GET' || request.method === 'HEAD')) {
+    // Decision 32 holds for a missing asset too (an old page asking for a replaced build's file).
+    if (isWebPath && (request.method === 'GET' || request.method === 'HEAD')) {
       // The page names the current assets, so it is revalidated on every load.
       return reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
     }
