@@ -70,9 +70,10 @@ describe('web app', () => {
     assert.match(script.headers.get('content-type') ?? '', /javascript/);
     assert.match(script.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
 
+    // A missing asset is a /v1 path like any other: the app (decision 32).
     const missing = await fetch(`${platform.url}/v1/assets/nothing-here.js`);
-    assert.equal(missing.status, 404);
-    assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    assert.equal(missing.status, 200);
+    assert.equal(await missing.text(), html);
     const post = await fetch(`${platform.url}/v1/no/such/endpoint`, { method: 'POST' });
     assert.equal(post.status, 404);
     assert.equal(((await post.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
