@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { access, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,7 +16,8 @@ import {
 } from '@hindsight/engine';
 import { BarStore, MemoryObjectStore, ReplayReader } from '@hindsight/marketdata';
 import { importFiles } from '@hindsight/marketdata/import';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../platform/test/support/chromium.ts';
 import { inlineScript, scriptJson } from '../src/report/html-text.ts';
 import { type ReportBar, type ReportInput, renderReport, writeReport } from '../src/report/index.ts';
 import { toCents } from '../src/report/metric-cards.ts';
@@ -32,7 +33,6 @@ const START = Date.parse('2024-01-01T00:00:00Z');
 const WEEK_MS = 7 * 86_400_000;
 const QUARTER_MS = 91 * 86_400_000;
 const SYMBOL = 'C:BTCUSD';
-const CHROMIUM = '/usr/bin/chromium';
 const HOSTILE = '</script><script>window.__pwned = 1</script><!--';
 
 type RunFiles = ResultFiles & { metrics: Metrics };
@@ -168,20 +168,6 @@ function embeddedData(html: string): {
   const match = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html);
   assert.ok(match, 'the data script is present and holds no "<"');
   return JSON.parse(match[1] as string);
-}
-
-async function waitForChromium(): Promise<void> {
-  // Chromium may still be installing (apt) when the suite starts: wait up to three minutes.
-  for (let i = 0; i < 180; i++) {
-    try {
-      await access(CHROMIUM);
-      return;
-    } catch {
-      if (i === 0) console.log(`waiting for ${CHROMIUM} to be installed`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
-  throw new Error(`${CHROMIUM} is not installed`);
 }
 
 interface OpenedReport {
@@ -385,19 +371,7 @@ describe('HTML backtest report', () => {
   });
 
   it('opens offline in Chromium: charts drawn, table sorts by price and filters by side', async () => {
-    await waitForChromium();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     const path = join(dir, 'week.html');
     await writeReport(path, weekInput);
     const { page, errors, requests } = await openReport(browser, path);
@@ -485,7 +459,6 @@ describe('HTML backtest report', () => {
     assert.equal(times(data.candles[0] as Timed).length, 131_040);
     console.log(`131,040-point report: ${bytes} bytes, ${lots} trades`);
 
-    await waitForChromium();
     assert.ok(browser, 'the browser test ran first');
     const { page, errors, requests } = await openReport(browser, path);
     try {

@@ -6,14 +6,14 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type RunningPlatform, readSettings, startPlatform } from '@hindsight/platform';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../platform/test/support/chromium.ts';
 
 /**
  * The web app end to end: a real platform on loopback (embedded PGlite in a temp dir) serving the
  * built app from packages/web/dist, driven by Debian's Chromium through playwright-core.
  */
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
-const chromiumPath = '/usr/bin/chromium';
 const email = 'web-test@example.com';
 const password = 'correct horse battery staple';
 const widths = [1280, 390] as const;
@@ -37,18 +37,7 @@ describe('web app', () => {
       { host: '127.0.0.1', port: '0', dataDir, workers: '0', adminEmail: email, adminPassword: password },
     );
     platform = await startPlatform(settings, { logLevel: 'silent' });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
