@@ -22,13 +22,19 @@ export async function readBacktestScenario(
   store: BarStore,
   strategy: Strategy,
 ): Promise<BacktestScenario> {
-  const asIs = async () => ({ scenario: await readScenarioFile(file, store), file, cleanup: async () => {} });
   let body: unknown;
   try {
     body = JSON.parse(await readFile(file, 'utf8'));
   } catch {
-    return asIs(); // its own error, as readScenarioFile words it
+    // Unreadable or not JSON: readScenarioFile says which, in its words.
+    return { scenario: await readScenarioFile(file, store), file, cleanup: async () => {} };
   }
+  // Read once: the body as it is, checked.
+  const asIs = async () => ({
+    scenario: await checkScenario(file, body, store),
+    file,
+    cleanup: async () => {},
+  });
   if (body === null || typeof body !== 'object' || Array.isArray(body) || 'subscriptions' in body) {
     return asIs();
   }
