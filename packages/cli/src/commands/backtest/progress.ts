@@ -28,8 +28,10 @@ export function backtestProgress(window: { start: number; end: number }, stream 
   let drawn = false;
   return {
     update(simulatedMs, candles) {
-      if (!drawn) bar.start(100, 0, { date: new Date(window.start).toISOString().slice(0, 16), speed: 0 });
-      drawn = true;
+      if (!drawn) {
+        bar.start(100, 0, { date: new Date(window.start).toISOString().slice(0, 16), speed: 0 });
+        drawn = true;
+      }
       const share = (simulatedMs - window.start) / (window.end - window.start);
       const seconds = (performance.now() - started) / 1000;
       bar.update(Math.max(0, Math.min(100, Math.floor(share * 100))), {
