@@ -61,9 +61,9 @@ case "$WHAT" in
     if cat /etc/shadow >/dev/null 2>&1; then echo "shadow=readable"; else echo "shadow=unreadable"; fi
     if touch /escaped 2>/dev/null; then echo "root=writable"; else echo "root=read-only"; fi
     ;;
-  # exec, not a fork: with the process table full, a forked sleep fails and the shell would exit
-  # before the executor's guard sees the limit.
-  fork-bomb) bomb() { bomb | bomb & }; bomb; exec sleep 60 ;;
+  # The bomb goes off in a subshell and the script's shell execs its sleep: a shell that cannot fork
+  # exits at once, and this one must stay until the executor's guard sees the limit.
+  fork-bomb) (bomb() { bomb | bomb & }; bomb); exec sleep 60 ;;
   memory-hog) dd if=/dev/zero of=/dev/null bs=512M count=1; sleep 60 ;;
   disk-filler) dd if=/dev/zero of=/tmp/fill bs=1M count=200; sleep 60 ;;
   sleeper) sleep 300 ;;
