@@ -1,7 +1,17 @@
 import type { ReactNode } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { ApiKeysPage } from './pages/api-keys.tsx';
+import { CatalogPage } from './pages/catalog.tsx';
+import { ComparePage } from './pages/compare.tsx';
+import { ConfigurationEditorPage } from './pages/configuration-editor.tsx';
+import { ConfigurationsPage } from './pages/configurations.tsx';
+import { RunPage } from './pages/run.tsx';
+import { RunsPage } from './pages/runs.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
+import { StrategiesPage } from './pages/strategies.tsx';
+import { StrategyPage } from './pages/strategy.tsx';
+import { SweepPage } from './pages/sweep.tsx';
+import { SweepsPage } from './pages/sweeps.tsx';
 import { clearSession, useSession } from './session.ts';
 
 /** Pages are under `/v1/app/` (the router's basename, main.tsx); the platform serves this app for each. */
@@ -13,18 +23,13 @@ export function App() {
         path="/"
         element={
           <SignedIn>
-            <Navigate to="/keys" replace />
+            <Navigate to="/runs" replace />
           </SignedIn>
         }
       />
-      <Route
-        path="/keys"
-        element={
-          <SignedIn>
-            <ApiKeysPage />
-          </SignedIn>
-        }
-      />
+      {pages.map(([path, page]) => (
+        <Route key={path} path={path} element={<SignedIn>{page}</SignedIn>} />
+      ))}
       <Route
         path="*"
         element={
@@ -36,6 +41,22 @@ export function App() {
     </Routes>
   );
 }
+
+/** Every signed-in page and its path under the basename. */
+const pages: [string, ReactNode][] = [
+  ['/runs', <RunsPage />],
+  ['/runs/:scenarioId', <RunPage />],
+  ['/strategies', <StrategiesPage />],
+  ['/strategies/:strategyId', <StrategyPage />],
+  ['/configurations', <ConfigurationsPage />],
+  ['/configurations/new', <ConfigurationEditorPage />],
+  ['/configurations/:configId', <ConfigurationEditorPage />],
+  ['/sweeps', <SweepsPage />],
+  ['/sweeps/:batchId', <SweepPage />],
+  ['/compare', <ComparePage />],
+  ['/catalog', <CatalogPage />],
+  ['/keys', <ApiKeysPage />],
+];
 
 /** Renders its page inside the app's frame when there is a session; otherwise goes to sign in. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -61,6 +82,12 @@ function Frame({ email, children }: { email: string; children: ReactNode }) {
           Hindsight
         </Link>
         <nav aria-label="Main">
+          <NavLink to="/runs">Runs</NavLink>
+          <NavLink to="/strategies">Strategies</NavLink>
+          <NavLink to="/configurations">Configurations</NavLink>
+          <NavLink to="/sweeps">Sweeps</NavLink>
+          <NavLink to="/compare">Compare</NavLink>
+          <NavLink to="/catalog">Catalog</NavLink>
           <NavLink to="/keys">API keys</NavLink>
         </nav>
         <div className="account">
@@ -80,7 +107,7 @@ function NotFound() {
     <section>
       <h1>Page not found</h1>
       <p>
-        There is no page here. <Link to="/keys">Go to API keys</Link>.
+        There is no page here. <Link to="/runs">Go to runs</Link>.
       </p>
     </section>
   );
