@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CatalogPage } from './pages/catalog.tsx';
@@ -27,8 +27,16 @@ export function App() {
           </SignedIn>
         }
       />
-      {pages.map(([path, page]) => (
-        <Route key={path} path={path} element={<SignedIn>{page}</SignedIn>} />
+      {pages.map(([path, Page]) => (
+        <Route
+          key={path}
+          path={path}
+          element={
+            <SignedIn>
+              <Page />
+            </SignedIn>
+          }
+        />
       ))}
       <Route
         path="*"
@@ -43,19 +51,19 @@ export function App() {
 }
 
 /** Every signed-in page and its path under the basename. */
-const pages: [string, ReactNode][] = [
-  ['/runs', <RunsPage />],
-  ['/runs/:scenarioId', <RunPage />],
-  ['/strategies', <StrategiesPage />],
-  ['/strategies/:strategyId', <StrategyPage />],
-  ['/configurations', <ConfigurationsPage />],
-  ['/configurations/new', <ConfigurationEditorPage />],
-  ['/configurations/:configId', <ConfigurationEditorPage />],
-  ['/sweeps', <SweepsPage />],
-  ['/sweeps/:batchId', <SweepPage />],
-  ['/compare', <ComparePage />],
-  ['/catalog', <CatalogPage />],
-  ['/keys', <ApiKeysPage />],
+const pages: [string, ComponentType][] = [
+  ['/runs', RunsPage],
+  ['/runs/:scenarioId', RunPage],
+  ['/strategies', StrategiesPage],
+  ['/strategies/:strategyId', StrategyPage],
+  ['/configurations', ConfigurationsPage],
+  ['/configurations/new', ConfigurationEditorPage],
+  ['/configurations/:configId', ConfigurationEditorPage],
+  ['/sweeps', SweepsPage],
+  ['/sweeps/:batchId', SweepPage],
+  ['/compare', ComparePage],
+  ['/catalog', CatalogPage],
+  ['/keys', ApiKeysPage],
 ];
 
 /** Renders its page inside the app's frame when there is a session; otherwise goes to sign in. */

@@ -172,8 +172,9 @@ const query = (params: Record<string, string | number | undefined>) => {
 
 export const internal = {
   /** The account's runs, newest first, across strategies. */
-  runs: (params: { strategyId?: string; state?: string; batchId?: string; limit?: number; cursor?: string } = {}) =>
-    call<{ runs: RunSummary[]; nextCursor: string | null }>(`/app-api/runs${query(params)}`),
+  runs: (
+    params: { strategyId?: string; state?: string; batchId?: string; limit?: number; cursor?: string } = {},
+  ) => call<{ runs: RunSummary[]; nextCursor: string | null }>(`/app-api/runs${query(params)}`),
   run: (scenarioId: string) => call<RunSummary>(`/app-api/runs/${scenarioId}`),
   /** Decoded result files of a COMPLETE run (400 otherwise, as `/v1`). */
   timeseries: (scenarioId: string) => call<Timeseries>(`/app-api/runs/${scenarioId}/timeseries`),
