@@ -1,6 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { CopyButton } from '../components/copy-button.tsx';
 
 type ApiKey = components['schemas']['ApiKey'];
 type CreatedApiKey = components['schemas']['CreatedApiKey'];
@@ -104,15 +105,6 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
 }
 
 function NewKey({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
   return (
     <div className="notice" role="status" aria-labelledby="new-key-title">
       <h3 id="new-key-title">Key “{created.name}” created</h3>
@@ -121,12 +113,8 @@ function NewKey({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () 
         <code className="secret" data-testid="new-key-value">
           {created.key}
         </code>
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
+        <CopyButton text={created.key} />
       </div>
-      {copied === 'yes' && <p>Copied to the clipboard.</p>}
-      {copied === 'failed' && <p>The browser did not allow copying; select the key and copy it.</p>}
       <button type="button" className="secondary" onClick={onDismiss}>
         I have stored it
       </button>

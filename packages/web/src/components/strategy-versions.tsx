@@ -1,0 +1,165 @@
+/**
+ * The versions table of a strategy page: label, description, image status, digest (short, whole in the
+ * title), creation; per version, a link to launch a run (ready ones), the push commands (those awaiting
+ * a push; without their token, which the API shows only once) and eviction of the image after a
+ * confirmation.
+ */
+import { Fragment, useState } from 'react';
+import { Link } from 'react-router';
+import { api, errorMessage } from '../api/client.ts';
+import type { components } from '../api/openapi.gen.ts';
+import { formatInstant } from '../format.ts';
+import { ImageStatusBadge } from './strategy-badges.tsx';
+import { repositoryUrlOf, StrategyPushCommands } from './strategy-push-commands.tsx';
+
+export type Version = components['schemas']['Version'];
+
+interface Props {
+  strategyId: string;
+  versions: Version[];
+  onChanged: (version: Version) => void;
+}
+
+/** `sha256:0123456789ab…`: enough to tell images apart at a glance. */
+const shortDigest = (digest: string): string => {
+  const [algorithm, hex = ''] = digest.split(':');
+  return `${algorithm}:${hex.slice(0, 12)}…`;
+};
+
+const nameOf = (version: Version): string => version.label ?? version.versionId.slice(0, 8);
+
+export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
+  const [open, setOpen] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const evict = async (version: Version) => {
+    setError(null);
+    const { data, error: failure } = await api.DELETE(
+      '/v1/strategies/{strategy_id}/versions/{version_id}/image',
+      {
+        params: { path: { strategy_id: strategyId, version_id: version.versionId } },
+      },
+    );
+    setConfirming(null);
+    if (!data) {
+      setError(errorMessage(failure, `Could not evict the image of ${nameOf(version)}.`));
+      return;
+    }
+    if (open === version.versionId) setOpen(null);
+    onChanged(data.data);
+  };
+
+  return (
+    <>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="table-wrap">
+        <table className="strategies-table strategies-versions">
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Description</th>
+              <th scope="col">Image</th>
+              <th scope="col">Digest</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((version) => {
+              const name = nameOf(version);
+              const commandsId = `version-${version.versionId}-commands`;
+              return (
+                <Fragment key={version.versionId}>
+                  <tr>
+                    <td>
+                      {version.label ?? <span className="strategies-muted">(no label)</span>}
+                      <div className="strategies-id" title="Version id">
+                        <code>{version.versionId}</code>
+                      </div>
+                    </td>
+                    <td className="strategies-wrap">{version.description ?? ''}</td>
+                    <td>
+                      <ImageStatusBadge status={version.imageStatus} />
+                    </td>
+                    <td>
+                      {version.imageDigest ? (
+                        <code title={version.imageDigest}>{shortDigest(version.imageDigest)}</code>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td className="strategies-nowrap">{formatInstant(version.createdAt)}</td>
+                    <td className="actions">
+                      {confirming === version.versionId ? (
+                        <span className="confirm">
+                          <span>Delete the image of {name} for good? The version can never run again.</span>
+                          <button type="button" className="danger" onClick={() => evict(version)}>
+                            Yes, evict
+                          </button>
+                          <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+                            Cancel
+                          </button>
+                        </span>
+                      ) : (
+                        <span className="confirm">
+                          {version.imageStatus === 'ready' && (
+                            <Link
+                              to={`/runs?strategyId=${encodeURIComponent(strategyId)}&versionId=${encodeURIComponent(version.versionId)}`}
+                              aria-label={`Launch a run of ${name}`}
+                            >
+                              Launch a run
+                            </Link>
+                          )}
+                          {version.imageStatus === 'awaiting_push' && (
+                            <button
+                              type="button"
+                              className="secondary"
+                              aria-expanded={open === version.versionId}
+                              {...(open === version.versionId && { 'aria-controls': commandsId })}
+                              aria-label={`Push commands for ${name}`}
+                              onClick={() => setOpen(open === version.versionId ? null : version.versionId)}
+                            >
+                              Push commands
+                            </button>
+                          )}
+                          {version.imageStatus !== 'evicted' && (
+                            <button
+                              type="button"
+                              className="secondary"
+                              aria-label={`Evict image of ${name}`}
+                              onClick={() => setConfirming(version.versionId)}
+                            >
+                              Evict image
+                            </button>
+                          )}
+                        </span>
+                      )}
+                    </td>
+                  </tr>
+                  {open === version.versionId && (
+                    <tr id={commandsId}>
+                      <td colSpan={6} className="strategies-commands-cell">
+                        <p>
+                          The access token was shown once, when {name} was created, and works for 60 minutes.
+                          The API cannot issue another: if you no longer have it, create a new version.
+                        </p>
+                        <StrategyPushCommands repositoryUrl={repositoryUrlOf(version.versionId)} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
