@@ -72,105 +72,109 @@ export function ConfigCosts({ form, onChange, errors }: Props) {
           )}
       </div>
 
-      <h3 className="config-subhead">Slippage (basis points)</h3>
-      <p className="config-hint" id="config-slippage-hint">
-        Base + notional / 100000 × size impact, capped by the maximum when it is above 0. Leave all three
-        empty for none.
-      </p>
-      <div className="config-grid">
-        <TextField
-          id={ids.baseSlippageBps}
-          label="Base slippage (bps)"
-          value={form.baseSlippageBps}
-          onChange={(v) => onChange({ baseSlippageBps: v })}
-          messages={[...(slippageErrors ?? []), ...(errors.get('costs.slippage.base_slippage_bps') ?? [])]}
-        />
-        {text(
-          ids.sizeImpactBpsPer100k,
-          'costs.slippage.size_impact_bps_per_100k',
-          'Size impact (bps per 100k)',
-          form.sizeImpactBpsPer100k,
-          (v) => onChange({ sizeImpactBpsPer100k: v }),
-        )}
-        {text(
-          ids.maxSlippageBps,
-          'costs.slippage.max_slippage_bps',
-          'Maximum slippage (bps)',
-          form.maxSlippageBps,
-          (v) => onChange({ maxSlippageBps: v }),
-        )}
-      </div>
+      <fieldset className="config-subgroup">
+        <legend>Slippage (basis points)</legend>
+        <p className="config-hint">
+          Base + notional / 100000 × size impact, capped by the maximum when it is above 0. Leave all three
+          empty for none.
+        </p>
+        <div className="config-grid">
+          <TextField
+            id={ids.baseSlippageBps}
+            label="Base slippage (bps)"
+            value={form.baseSlippageBps}
+            onChange={(v) => onChange({ baseSlippageBps: v })}
+            messages={[...(slippageErrors ?? []), ...(errors.get('costs.slippage.base_slippage_bps') ?? [])]}
+          />
+          {text(
+            ids.sizeImpactBpsPer100k,
+            'costs.slippage.size_impact_bps_per_100k',
+            'Size impact (bps per 100k)',
+            form.sizeImpactBpsPer100k,
+            (v) => onChange({ sizeImpactBpsPer100k: v }),
+          )}
+          {text(
+            ids.maxSlippageBps,
+            'costs.slippage.max_slippage_bps',
+            'Maximum slippage (bps)',
+            form.maxSlippageBps,
+            (v) => onChange({ maxSlippageBps: v }),
+          )}
+        </div>
+      </fieldset>
 
-      <h3 className="config-subhead">Funding</h3>
-      <div className="config-grid">
-        <div className="config-field">
-          <label htmlFor={ids.fundingModel}>Funding model</label>
-          <select
-            id={ids.fundingModel}
-            value={form.fundingModel}
-            onChange={(e) => onChange({ fundingModel: e.target.value as CostFields['fundingModel'] })}
-            {...fieldProps(ids.fundingModel, fundingErrors)}
-          >
-            <option value="disabled">Disabled</option>
-            <option value="daily">Daily rollover</option>
-          </select>
-          <FieldError fieldId={ids.fundingModel} messages={fundingErrors} />
+      <fieldset className="config-subgroup">
+        <legend>Funding</legend>
+        <div className="config-grid">
+          <div className="config-field">
+            <label htmlFor={ids.fundingModel}>Funding model</label>
+            <select
+              id={ids.fundingModel}
+              value={form.fundingModel}
+              onChange={(e) => onChange({ fundingModel: e.target.value as CostFields['fundingModel'] })}
+              {...fieldProps(ids.fundingModel, fundingErrors)}
+            >
+              <option value="disabled">Disabled</option>
+              <option value="daily">Daily rollover</option>
+            </select>
+            <FieldError fieldId={ids.fundingModel} messages={fundingErrors} />
+          </div>
+          {form.fundingModel === 'daily' && (
+            <>
+              {text(
+                ids.longRate,
+                'costs.funding.long_rate',
+                'Long rate (annual)',
+                form.longRate,
+                (v) => onChange({ longRate: v }),
+                'Negative debits, positive credits; e.g. -0.05.',
+              )}
+              {text(ids.shortRate, 'costs.funding.short_rate', 'Short rate (annual)', form.shortRate, (v) =>
+                onChange({ shortRate: v }),
+              )}
+              <div className="config-field">
+                <label htmlFor={ids.dayCountBasis}>Day-count basis</label>
+                <select
+                  id={ids.dayCountBasis}
+                  value={form.dayCountBasis}
+                  onChange={(e) => onChange({ dayCountBasis: e.target.value as CostFields['dayCountBasis'] })}
+                  {...fieldProps(ids.dayCountBasis, errors.get('costs.funding.day_count_basis'))}
+                >
+                  <option value="365">365 days</option>
+                  <option value="360">360 days</option>
+                </select>
+                <FieldError
+                  fieldId={ids.dayCountBasis}
+                  messages={errors.get('costs.funding.day_count_basis')}
+                />
+              </div>
+            </>
+          )}
         </div>
         {form.fundingModel === 'daily' && (
-          <>
-            {text(
-              ids.longRate,
-              'costs.funding.long_rate',
-              'Long rate (annual)',
-              form.longRate,
-              (v) => onChange({ longRate: v }),
-              'Negative debits, positive credits; e.g. -0.05.',
-            )}
-            {text(ids.shortRate, 'costs.funding.short_rate', 'Short rate (annual)', form.shortRate, (v) =>
-              onChange({ shortRate: v }),
-            )}
-            <div className="config-field">
-              <label htmlFor={ids.dayCountBasis}>Day-count basis</label>
-              <select
-                id={ids.dayCountBasis}
-                value={form.dayCountBasis}
-                onChange={(e) => onChange({ dayCountBasis: e.target.value as CostFields['dayCountBasis'] })}
-                {...fieldProps(ids.dayCountBasis, errors.get('costs.funding.day_count_basis'))}
-              >
-                <option value="365">365 days</option>
-                <option value="360">360 days</option>
-              </select>
-              <FieldError
-                fieldId={ids.dayCountBasis}
-                messages={errors.get('costs.funding.day_count_basis')}
-              />
+          <fieldset className="config-days">
+            <legend>Days charged per rollover (New York weekday)</legend>
+            <div className="config-days-grid">
+              {WEEKDAYS.map((day, index) => (
+                <TextField
+                  key={day}
+                  id={ids.dayMultiplier(index)}
+                  label={day}
+                  value={form.dayMultipliers[index] ?? ''}
+                  onChange={(v) =>
+                    onChange({ dayMultipliers: form.dayMultipliers.map((d, i) => (i === index ? v : d)) })
+                  }
+                  messages={[
+                    ...(index === 0 ? (errors.get('costs.funding.day_multipliers') ?? []) : []),
+                    ...(errors.get(formatPath(['costs', 'funding', 'day_multipliers', index])) ?? []),
+                  ]}
+                  inputMode="numeric"
+                />
+              ))}
             </div>
-          </>
+          </fieldset>
         )}
-      </div>
-      {form.fundingModel === 'daily' && (
-        <fieldset className="config-days">
-          <legend>Days charged per rollover (New York weekday)</legend>
-          <div className="config-days-grid">
-            {WEEKDAYS.map((day, index) => (
-              <TextField
-                key={day}
-                id={ids.dayMultiplier(index)}
-                label={day}
-                value={form.dayMultipliers[index] ?? ''}
-                onChange={(v) =>
-                  onChange({ dayMultipliers: form.dayMultipliers.map((d, i) => (i === index ? v : d)) })
-                }
-                messages={[
-                  ...(index === 0 ? (errors.get('costs.funding.day_multipliers') ?? []) : []),
-                  ...(errors.get(formatPath(['costs', 'funding', 'day_multipliers', index])) ?? []),
-                ]}
-                inputMode="numeric"
-              />
-            ))}
-          </div>
-        </fieldset>
-      )}
+      </fieldset>
     </fieldset>
   );
 }

@@ -166,13 +166,15 @@ function SubscriptionGroup({
           <span className="config-event-group-name" aria-hidden="true">
             Candles
           </span>
-          {events.candles.map((event) => box(event, event))}
+          <div className="config-event-list">{events.candles.map((event) => box(event, event))}</div>
         </div>
         <div className="config-event-group">
           <span className="config-event-group-name" aria-hidden="true">
             Updates
           </span>
-          {events.updates.map((event) => box(event.kind, event.kind, event.description))}
+          <div className="config-event-list">
+            {events.updates.map((event) => box(event.kind, event.kind, event.description))}
+          </div>
         </div>
         <FieldError fieldId={eventsId} messages={eventErrors} />
       </fieldset>

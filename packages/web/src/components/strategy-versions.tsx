@@ -4,7 +4,7 @@
  * a push; without their token, which the API shows only once) and eviction of the image after a
  * confirmation.
  */
-import { Fragment, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
@@ -32,6 +32,7 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
   const [open, setOpen] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const openVersion = versions.find((v) => v.versionId === open && v.imageStatus === 'awaiting_push');
 
   const evict = async (version: Version) => {
     setError(null);
@@ -57,7 +58,7 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
           {error}
         </p>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap strategies-scroll">
         <table className="strategies-table strategies-versions">
           <thead>
             <tr>
@@ -74,92 +75,111 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
           <tbody>
             {versions.map((version) => {
               const name = nameOf(version);
-              const commandsId = `version-${version.versionId}-commands`;
               return (
-                <Fragment key={version.versionId}>
-                  <tr>
-                    <td>
-                      {version.label ?? <span className="strategies-muted">(no label)</span>}
-                      <div className="strategies-id" title="Version id">
-                        <code>{version.versionId}</code>
-                      </div>
-                    </td>
-                    <td className="strategies-wrap">{version.description ?? ''}</td>
-                    <td>
-                      <ImageStatusBadge status={version.imageStatus} />
-                    </td>
-                    <td>
-                      {version.imageDigest ? (
-                        <code title={version.imageDigest}>{shortDigest(version.imageDigest)}</code>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td className="strategies-nowrap">{formatInstant(version.createdAt)}</td>
-                    <td className="actions">
-                      {confirming === version.versionId ? (
-                        <span className="confirm">
-                          <span>Delete the image of {name} for good? The version can never run again.</span>
-                          <button type="button" className="danger" onClick={() => evict(version)}>
-                            Yes, evict
+                <tr key={version.versionId}>
+                  <td>
+                    {version.label ?? <span className="strategies-muted">(no label)</span>}
+                    <div className="strategies-id">
+                      id <code title={version.versionId}>{version.versionId.slice(0, 8)}</code>
+                    </div>
+                  </td>
+                  <td className="strategies-wrap">{version.description ?? ''}</td>
+                  <td>
+                    <ImageStatusBadge status={version.imageStatus} />
+                  </td>
+                  <td>
+                    {version.imageDigest ? (
+                      <code title={version.imageDigest}>{shortDigest(version.imageDigest)}</code>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td className="strategies-nowrap">{formatInstant(version.createdAt)}</td>
+                  <td className="actions">
+                    {confirming === version.versionId ? (
+                      <span className="confirm">
+                        <span>Delete the image of {name} for good? The version can never run again.</span>
+                        <button type="button" className="danger" onClick={() => evict(version)}>
+                          Yes, evict
+                        </button>
+                        <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+                          Cancel
+                        </button>
+                      </span>
+                    ) : (
+                      <span className="confirm">
+                        {version.imageStatus === 'ready' && (
+                          <Link
+                            to={`/runs?strategyId=${encodeURIComponent(strategyId)}&versionId=${encodeURIComponent(version.versionId)}`}
+                            aria-label={`Launch a run of ${name}`}
+                          >
+                            Launch a run
+                          </Link>
+                        )}
+                        {version.imageStatus === 'awaiting_push' && (
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-expanded={open === version.versionId}
+                            {...(open === version.versionId && { 'aria-controls': COMMANDS_ID })}
+                            aria-label={`Push commands for ${name}`}
+                            onClick={() => setOpen(open === version.versionId ? null : version.versionId)}
+                          >
+                            Push commands
                           </button>
-                          <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                            Cancel
+                        )}
+                        {version.imageStatus !== 'evicted' && (
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={`Evict image of ${name}`}
+                            onClick={() => setConfirming(version.versionId)}
+                          >
+                            Evict image
                           </button>
-                        </span>
-                      ) : (
-                        <span className="confirm">
-                          {version.imageStatus === 'ready' && (
-                            <Link
-                              to={`/runs?strategyId=${encodeURIComponent(strategyId)}&versionId=${encodeURIComponent(version.versionId)}`}
-                              aria-label={`Launch a run of ${name}`}
-                            >
-                              Launch a run
-                            </Link>
-                          )}
-                          {version.imageStatus === 'awaiting_push' && (
-                            <button
-                              type="button"
-                              className="secondary"
-                              aria-expanded={open === version.versionId}
-                              {...(open === version.versionId && { 'aria-controls': commandsId })}
-                              aria-label={`Push commands for ${name}`}
-                              onClick={() => setOpen(open === version.versionId ? null : version.versionId)}
-                            >
-                              Push commands
-                            </button>
-                          )}
-                          {version.imageStatus !== 'evicted' && (
-                            <button
-                              type="button"
-                              className="secondary"
-                              aria-label={`Evict image of ${name}`}
-                              onClick={() => setConfirming(version.versionId)}
-                            >
-                              Evict image
-                            </button>
-                          )}
-                        </span>
-                      )}
-                    </td>
-                  </tr>
-                  {open === version.versionId && (
-                    <tr id={commandsId}>
-                      <td colSpan={6} className="strategies-commands-cell">
-                        <p>
-                          The access token was shown once, when {name} was created, and works for 60 minutes.
-                          The API cannot issue another: if you no longer have it, create a new version.
-                        </p>
-                        <StrategyPushCommands repositoryUrl={repositoryUrlOf(version.versionId)} />
-                      </td>
-                    </tr>
-                  )}
-                </Fragment>
+                        )}
+                      </span>
+                    )}
+                  </td>
+                </tr>
               );
             })}
           </tbody>
         </table>
       </div>
+      {openVersion && (
+        <PendingPushPanel key={openVersion.versionId} version={openVersion} onClose={() => setOpen(null)} />
+      )}
     </>
+  );
+}
+
+const COMMANDS_ID = 'strategies-pending-push';
+
+/**
+ * The push commands of a version still awaiting its image, below the table (a table cell would make
+ * every column as wide as the commands). Opening it moves focus to its heading, as it may be far down.
+ */
+function PendingPushPanel({ version, onClose }: { version: Version; onClose: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Keyed by version in the parent, so this runs once per version opened.
+  useEffect(() => {
+    heading.current?.focus();
+  }, []);
+  const name = nameOf(version);
+  return (
+    <section className="strategies-pending" id={COMMANDS_ID} aria-labelledby={`${COMMANDS_ID}-title`}>
+      <h3 id={`${COMMANDS_ID}-title`} tabIndex={-1} ref={heading}>
+        Push commands for {name}
+      </h3>
+      <p>
+        The access token was shown once, when {name} was created, and works for 60 minutes. The API cannot
+        issue another: if you no longer have it, create a new version.
+      </p>
+      <StrategyPushCommands repositoryUrl={repositoryUrlOf(version.versionId)} />
+      <button type="button" className="secondary" onClick={onClose}>
+        Close push commands
+      </button>
+    </section>
   );
 }

@@ -52,11 +52,17 @@ export function ConfigurationEditorPage() {
   const [meta, setMeta] = useState<{ createdAt: string; updatedAt: string } | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [issues, setIssues] = useState<PlacedIssues>(noIssues);
-  const [notice, setNotice] = useState<string | null>(
-    (location.state as ArrivalNotice | null)?.notice ?? null,
-  );
+  const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+
+  // The page stays mounted from /new to the saved configuration and from one to its clone: each arrival
+  // brings its own notice.
+  const arrival = (location.state as ArrivalNotice | null)?.notice ?? null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new navigation (location.key) re-reads it.
+  useEffect(() => {
+    setNotice(arrival);
+  }, [location.key]);
 
   useEffect(() => {
     document.title = `${configId ? 'Edit configuration' : 'New configuration'} · Hindsight`;
@@ -344,10 +350,19 @@ export function ConfigurationEditorPage() {
                 value={form.positionMode}
                 onChange={(e) => change({ positionMode: e.target.value as ConfigForm['positionMode'] })}
                 {...fieldProps(ids.positionMode, errors.get('positionMode'))}
+                aria-describedby={[
+                  'config-position-mode-hint',
+                  errors.has('positionMode') ? `${ids.positionMode}-error` : '',
+                ]
+                  .join(' ')
+                  .trim()}
               >
-                <option value="netting">Netting: one position per instrument</option>
-                <option value="hedging">Hedging: separate positions</option>
+                <option value="netting">Netting</option>
+                <option value="hedging">Hedging</option>
               </select>
+              <p className="config-hint" id="config-position-mode-hint">
+                Netting: the fills on an instrument make one position. Hedging: each stays its own.
+              </p>
               <FieldError fieldId={ids.positionMode} messages={errors.get('positionMode')} />
             </div>
           </div>

@@ -120,7 +120,7 @@ export function ConfigurationsPage() {
         </p>
       )}
       {configs && configs.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap strategies-scroll">
           <table className="strategies-table">
             <thead>
               <tr>

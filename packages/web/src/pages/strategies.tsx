@@ -82,7 +82,7 @@ export function StrategiesPage() {
       {!strategies && !error && <p role="status">Loading…</p>}
       {strategies && strategies.length === 0 && <p>No strategies yet: create one above.</p>}
       {strategies && strategies.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap strategies-scroll">
           <table className="strategies-table">
             <thead>
               <tr>
