@@ -27,14 +27,17 @@ export async function runStart(flags: StartFlags): Promise<void> {
     const storage = settings.databaseUrl
       ? `PostgreSQL at ${new URL(settings.databaseUrl).host}`
       : `embedded store in ${settings.dataDir}`;
-    const lines = [`Hindsight ${platform.ctx.version} is running at ${platform.url} (${storage}).`];
+    const lines = [
+      `Hindsight ${platform.ctx.version} is running at ${platform.url} (${storage}).`,
+      `  Web app:   ${platform.url}/v1/`,
+    ];
     const signIn = platform.signIn;
     if (signIn?.demo && signIn.password) {
       const user = await platform.ctx.users.findByEmail(signIn.email);
       const key = user
         ? await platform.ctx.apiKeys.create(user.id, `npm start ${new Date().toISOString()}`)
         : undefined;
-      lines.push(`  Sign in:   ${signIn.email} / ${signIn.password}   (demo user; POST /v1/auth/login)`);
+      lines.push(`  Sign in:   ${signIn.email} / ${signIn.password}   (demo user: the web app, or POST /v1/auth/login)`);
       if (key) {
         lines.push(`  API key:   ${key.key}   (fresh for this start; shown once)`);
         lines.push(`  Try:       curl -H "X-API-Key: ${key.key}" ${platform.url}/v1/strategies`);
