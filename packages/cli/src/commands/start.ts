@@ -37,7 +37,9 @@ export async function runStart(flags: StartFlags): Promise<void> {
       const key = user
         ? await platform.ctx.apiKeys.create(user.id, `npm start ${new Date().toISOString()}`)
         : undefined;
-      lines.push(`  Sign in:   ${signIn.email} / ${signIn.password}   (demo user: the web app, or POST /v1/auth/login)`);
+      lines.push(
+        `  Sign in:   ${signIn.email} / ${signIn.password}   (demo user: the web app, or POST /v1/auth/login)`,
+      );
       if (key) {
         lines.push(`  API key:   ${key.key}   (fresh for this start; shown once)`);
         lines.push(`  Try:       curl -H "X-API-Key: ${key.key}" ${platform.url}/v1/strategies`);
