@@ -77,24 +77,28 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
               const name = nameOf(version);
               return (
                 <tr key={version.versionId}>
-                  <td>
+                  <td data-label="Label">
                     {version.label ?? <span className="strategies-muted">(no label)</span>}
                     <div className="strategies-id">
                       id <code title={version.versionId}>{version.versionId.slice(0, 8)}</code>
                     </div>
                   </td>
-                  <td className="strategies-wrap">{version.description ?? ''}</td>
-                  <td>
+                  <td data-label="Description" className="strategies-wrap">
+                    {version.description ?? ''}
+                  </td>
+                  <td data-label="Image">
                     <ImageStatusBadge status={version.imageStatus} />
                   </td>
-                  <td>
+                  <td data-label="Digest">
                     {version.imageDigest ? (
                       <code title={version.imageDigest}>{shortDigest(version.imageDigest)}</code>
                     ) : (
                       '—'
                     )}
                   </td>
-                  <td className="strategies-nowrap">{formatInstant(version.createdAt)}</td>
+                  <td data-label="Created" className="strategies-nowrap">
+                    {formatInstant(version.createdAt)}
+                  </td>
                   <td className="actions">
                     {confirming === version.versionId ? (
                       <span className="confirm">

@@ -162,17 +162,21 @@ function ConfigRow({ config, onClone, onDelete }: RowProps) {
   const instruments = config.subscriptions.map((s) => s.instrument);
   return (
     <tr>
-      <td>
+      <td data-label="Name">
         <Link to={`/configurations/${config.configId}`}>{config.name}</Link>
       </td>
-      <td className="strategies-wrap">{instruments.join(', ')}</td>
-      <td className="strategies-nowrap">
+      <td data-label="Instruments" className="strategies-wrap">
+        {instruments.join(', ')}
+      </td>
+      <td data-label="Window (UTC)" className="strategies-nowrap">
         {formatInstant(config.startTime).replace(' UTC', '')} →
         <br />
         {formatInstant(config.endTime).replace(' UTC', '')}
       </td>
-      <td>{config.isActive ? 'Yes' : 'No'}</td>
-      <td className="strategies-nowrap">{formatInstant(config.createdAt)}</td>
+      <td data-label="Active">{config.isActive ? 'Yes' : 'No'}</td>
+      <td data-label="Created" className="strategies-nowrap">
+        {formatInstant(config.createdAt)}
+      </td>
       <td className="actions">
         {confirming ? (
           <span className="confirm">

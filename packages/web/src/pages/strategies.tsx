@@ -96,15 +96,21 @@ export function StrategiesPage() {
             <tbody>
               {strategies.map((strategy) => (
                 <tr key={strategy.strategyId}>
-                  <td>
+                  <td data-label="Name">
                     <Link to={`/strategies/${strategy.strategyId}`}>{strategy.name}</Link>
                   </td>
-                  <td className="strategies-wrap">{strategy.description ?? ''}</td>
-                  <td>
+                  <td data-label="Description" className="strategies-wrap">
+                    {strategy.description ?? ''}
+                  </td>
+                  <td data-label="Status">
                     <StrategyStatus status={strategy.status} />
                   </td>
-                  <td className="strategies-nowrap">{formatInstant(strategy.createdAt)}</td>
-                  <td className="strategies-nowrap">{formatInstant(strategy.updatedAt)}</td>
+                  <td data-label="Created" className="strategies-nowrap">
+                    {formatInstant(strategy.createdAt)}
+                  </td>
+                  <td data-label="Updated" className="strategies-nowrap">
+                    {formatInstant(strategy.updatedAt)}
+                  </td>
                 </tr>
               ))}
             </tbody>
