@@ -292,15 +292,19 @@ export function ConfigurationEditorPage() {
           />
           <FieldError fieldId={ids.description} messages={descriptionErrors} />
         </div>
-        <div className="config-check">
-          <input
-            type="checkbox"
-            id={ids.isActive}
-            checked={form.isActive}
-            onChange={(e) => change({ isActive: e.target.checked })}
-            {...fieldProps(ids.isActive, activeErrors)}
-          />
-          <label htmlFor={ids.isActive}>Active (listed when only active configurations are asked for)</label>
+        <div className="config-field">
+          <span className="config-check">
+            <input
+              type="checkbox"
+              id={ids.isActive}
+              checked={form.isActive}
+              onChange={(e) => change({ isActive: e.target.checked })}
+              {...fieldProps(ids.isActive, activeErrors)}
+            />
+            <label htmlFor={ids.isActive}>
+              Active (listed when only active configurations are asked for)
+            </label>
+          </span>
           <FieldError fieldId={ids.isActive} messages={activeErrors} />
         </div>
 

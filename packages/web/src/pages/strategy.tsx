@@ -127,7 +127,7 @@ export function StrategyPage() {
           their images can still be evicted to free space.
         </p>
       ) : (
-        <StrategyDetails strategy={strategy} onSaved={setStrategy} />
+        <StrategyDetails key={strategy.strategyId} strategy={strategy} onSaved={setStrategy} />
       )}
 
       <h2>Versions</h2>
@@ -159,7 +159,12 @@ export function StrategyPage() {
       {!versions && !versionsError && <p role="status">Loading versions…</p>}
       {versions && versions.length === 0 && <p>No versions yet.</p>}
       {versions && versions.length > 0 && (
-        <StrategyVersions strategyId={strategy.strategyId} versions={versions} onChanged={replaceVersion} />
+        <StrategyVersions
+          key={strategy.strategyId}
+          strategyId={strategy.strategyId}
+          versions={versions}
+          onChanged={replaceVersion}
+        />
       )}
       {cursor && (
         <button type="button" className="secondary strategies-more" onClick={() => loadVersions(cursor)}>
