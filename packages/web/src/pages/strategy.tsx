@@ -127,7 +127,7 @@ export function StrategyPage() {
           their images can still be evicted to free space.
         </p>
       ) : (
-        <StrategyDetails key={strategy.strategyId} strategy={strategy} onSaved={setStrategy} />
+        <StrategyDetails key={`details-${strategy.strategyId}`} strategy={strategy} onSaved={setStrategy} />
       )}
 
       <h2>Versions</h2>
@@ -160,7 +160,7 @@ export function StrategyPage() {
       {versions && versions.length === 0 && <p>No versions yet.</p>}
       {versions && versions.length > 0 && (
         <StrategyVersions
-          key={strategy.strategyId}
+          key={`versions-${strategy.strategyId}`}
           strategyId={strategy.strategyId}
           versions={versions}
           onChanged={replaceVersion}
