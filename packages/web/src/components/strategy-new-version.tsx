@@ -3,7 +3,7 @@
  * create response is the only place the repository's access token appears (valid 60 minutes; the API
  * cannot issue another), so it is shown here once, inside ready-to-paste push commands.
  */
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../api/client.ts';
 import { formatInstant } from '../format.ts';
 import { CopyButton } from './copy-button.tsx';
@@ -87,9 +87,17 @@ export function StrategyNewVersion({
   onDismiss: () => void;
 }) {
   const name = created.data.label ?? created.data.versionId;
+  // Focus goes to the heading rather than a live region reading out the token and every command.
+  const heading = useRef<HTMLHeadingElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per created version.
+  useEffect(() => {
+    heading.current?.focus();
+  }, [created.data.versionId]);
   return (
-    <div className="notice strategies-new-version" role="status" aria-labelledby="new-version-title">
-      <h3 id="new-version-title">Version {name} created: push its image</h3>
+    <section className="notice strategies-new-version" aria-labelledby="new-version-title">
+      <h3 id="new-version-title" tabIndex={-1} ref={heading}>
+        Version {name} created: push its image
+      </h3>
       <p>
         <strong>The access token is shown only this once.</strong> It lets you push to this version&apos;s
         repository until {formatInstant(created.accessTokenExpiresAt)} (60 minutes); the API cannot issue
@@ -112,6 +120,6 @@ export function StrategyNewVersion({
       <button type="button" className="secondary" onClick={onDismiss}>
         I have pushed or stored it
       </button>
-    </div>
+    </section>
   );
 }
