@@ -88,7 +88,7 @@ export function ConfigurationsPage() {
         A configuration is what a run replays: instruments and events, the window, capital and costs. Runs and
         sweeps start from them.
       </p>
-      <div className="row strategies-toolbar">
+      <div className="strategies-toolbar">
         <Link to="/configurations/new" className="strategies-button-link">
           New configuration
         </Link>

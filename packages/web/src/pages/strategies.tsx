@@ -63,7 +63,7 @@ export function StrategiesPage() {
       )}
       <CreateStrategyForm />
       <h2>Your strategies</h2>
-      <div className="row strategies-toolbar">
+      <div className="strategies-toolbar">
         <span className="config-check">
           <input
             type="checkbox"
