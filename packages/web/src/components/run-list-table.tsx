@@ -1,0 +1,171 @@
+/**
+ * The runs list's table: one row per run with its state and live progress, cancel and delete (after
+ * a confirmation), and a checkbox on each COMPLETE run to pick runs to compare.
+ */
+import { useState } from 'react';
+import { Link } from 'react-router';
+import type { RunSummary } from '../api/internal.ts';
+import { formatInstant } from '../format.ts';
+import { cancelRun, deleteRun } from './run-api.ts';
+import { isTerminal, RunProgressBar, RunStateBadge } from './run-state.tsx';
+
+export function RunListTable({
+  runs,
+  selected,
+  onToggle,
+  onChanged,
+}: {
+  runs: RunSummary[];
+  selected: ReadonlySet<string>;
+  onToggle: (scenarioId: string) => void;
+  onChanged: () => Promise<void>;
+}) {
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (run: RunSummary, action: typeof cancelRun) => {
+    setError(null);
+    setBusy(run.scenarioId);
+    const outcome = await action(run.strategyId, run.scenarioId);
+    setBusy(null);
+    if (!outcome.ok) {
+      setError(outcome.message);
+      return;
+    }
+    setConfirming(null);
+    await onChanged();
+  };
+
+  return (
+    <>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="table-wrap">
+        <table className="runs-table" data-testid="runs-table">
+          <thead>
+            <tr>
+              <th scope="col">
+                <span className="visually-hidden">Compare</span>
+              </th>
+              <th scope="col">Run</th>
+              <th scope="col">Strategy</th>
+              <th scope="col">Version</th>
+              <th scope="col">Label</th>
+              <th scope="col">Instruments</th>
+              <th scope="col">State</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Created</th>
+              <th scope="col">Finished</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => {
+              const short = run.scenarioId.slice(0, 8);
+              return (
+                <tr key={run.scenarioId} data-scenario-id={run.scenarioId}>
+                  <td>
+                    {run.state === 'COMPLETE' && (
+                      <input
+                        type="checkbox"
+                        aria-label={`Select run ${short} to compare`}
+                        checked={selected.has(run.scenarioId)}
+                        onChange={() => onToggle(run.scenarioId)}
+                      />
+                    )}
+                  </td>
+                  <td>
+                    <Link to={`/runs/${run.scenarioId}`} aria-label={`Open run ${short}`}>
+                      <code>{short}</code>
+                    </Link>
+                  </td>
+                  <td className="runs-wrap">{run.strategyName}</td>
+                  <td className="runs-wrap">{run.versionLabel ?? run.strategyVersionId.slice(0, 8)}</td>
+                  <td className="runs-wrap">
+                    {run.label ?? ''}
+                    {run.batchId && (
+                      <>
+                        {run.label ? ' ' : ''}
+                        <Link to={`/sweeps/${run.batchId}`} className="runs-sweep-link">
+                          sweep
+                        </Link>
+                      </>
+                    )}
+                  </td>
+                  <td>{run.instruments.join(', ')}</td>
+                  <td>
+                    <RunStateBadge state={run.state} />
+                    {run.state === 'FAILED' && run.errorMessage && (
+                      <span className="runs-row-error" title={run.errorMessage}>
+                        {run.errorType === 'platform' ? 'platform error' : 'strategy error'}
+                      </span>
+                    )}
+                  </td>
+                  <td className="runs-progress-cell">
+                    {!isTerminal(run.state) ? (
+                      <RunProgressBar
+                        progress={run.progress}
+                        state={run.state}
+                        label={`Progress of run ${short}`}
+                      />
+                    ) : (
+                      <span className="runs-muted">{run.state === 'COMPLETE' ? '100 %' : '—'}</span>
+                    )}
+                  </td>
+                  <td className="runs-nowrap">{formatInstant(run.createdAt)}</td>
+                  <td className="runs-nowrap">{formatInstant(run.finishedAt)}</td>
+                  <td className="actions">
+                    {confirming === run.scenarioId ? (
+                      <span className="confirm">
+                        <span>Delete run {short} and its results?</span>
+                        <button
+                          type="button"
+                          className="danger"
+                          disabled={busy === run.scenarioId}
+                          onClick={() => void act(run, deleteRun)}
+                        >
+                          Yes, delete
+                        </button>
+                        <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+                          Keep it
+                        </button>
+                      </span>
+                    ) : (
+                      <span className="confirm">
+                        {!isTerminal(run.state) && (
+                          <button
+                            type="button"
+                            className="secondary"
+                            disabled={busy === run.scenarioId}
+                            aria-label={`Cancel run ${short}`}
+                            onClick={() => void act(run, cancelRun)}
+                          >
+                            Cancel
+                          </button>
+                        )}
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`Delete run ${short}`}
+                          onClick={() => setConfirming(run.scenarioId)}
+                        >
+                          Delete
+                        </button>
+                      </span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * One instrument's price over the run window as candles (the smallest timeframe with at most ~5,000
+ * bars, from the internal candles endpoint), with the run's entries and exits on it as markers: up
+ * arrows for buys, down arrows for sells, coloured by the lot's direction, labelled with the units.
+ */
+import { CandlestickSeries, createChart, createSeriesMarkers, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { type Candles, internal, type TradeLot } from '../api/internal.ts';
+import { afterPaint, chartOptions } from './run-chart-theme.ts';
+import { candlePoints, LONG_COLOUR, SHORT_COLOUR, tradeMarkers } from './run-series.ts';
+
+const MAX_POINTS = 5000;
+
+export function RunPriceChart({
+  symbol,
+  from,
+  to,
+  trades,
+  onDrawn,
+}: {
+  symbol: string;
+  /** The run window, epoch ms: [from, to). */
+  from: number;
+  to: number;
+  trades: readonly TradeLot[];
+  onDrawn: () => void;
+}) {
+  const [candles, setCandles] = useState<Candles | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const container = useRef<HTMLDivElement>(null);
+  const drawn = useRef(onDrawn);
+  drawn.current = onDrawn;
+
+  useEffect(() => {
+    let live = true;
+    internal
+      .candles({ symbol, from, to, maxPoints: MAX_POINTS })
+      .then((loaded) => live && setCandles(loaded))
+      .catch((failure: Error) => {
+        if (!live) return;
+        setError(failure.message);
+        // A chart that cannot load still counts as settled, so the page does not wait for ever.
+        drawn.current();
+      });
+    return () => {
+      live = false;
+    };
+  }, [symbol, from, to]);
+
+  const points = useMemo(() => (candles ? candlePoints(candles.candles) : []), [candles]);
+  const markers = useMemo(
+    () =>
+      tradeMarkers(
+        trades,
+        symbol,
+        points.map((p) => p.time),
+      ),
+    [trades, symbol, points],
+  );
+
+  useEffect(() => {
+    const element = container.current;
+    if (!element || !candles) return;
+    const chart = createChart(element, chartOptions);
+    const series = chart.addSeries(CandlestickSeries, {
+      upColor: '#1a7f37',
+      borderUpColor: '#1a7f37',
+      wickUpColor: '#1a7f37',
+      downColor: '#b42318',
+      borderDownColor: '#b42318',
+      wickDownColor: '#b42318',
+      priceLineVisible: false,
+    });
+    series.setData(points.map((p) => ({ ...p, time: p.time as UTCTimestamp })));
+    createSeriesMarkers(
+      series,
+      markers.map((m) => ({ ...m, time: m.time as UTCTimestamp })),
+    );
+    chart.timeScale().fitContent();
+    const cancel = afterPaint(() => drawn.current());
+    return () => {
+      cancel();
+      chart.remove();
+    };
+  }, [candles, points, markers]);
+
+  return (
+    <figure className="runs-figure">
+      <figcaption className="runs-legend">
+        <strong>{symbol}</strong>
+        {candles && <span>{candles.timeframe} candles, UTC</span>}
+        <span>
+          <span className="runs-swatch" style={{ background: LONG_COLOUR }} />
+          long lots
+        </span>
+        <span>
+          <span className="runs-swatch" style={{ background: SHORT_COLOUR }} />
+          short lots
+        </span>
+        <span>▲ buy, ▼ sell</span>
+      </figcaption>
+      {error && (
+        <p className="error" role="alert">
+          Could not load the candles of {symbol}: {error}
+        </p>
+      )}
+      <div
+        ref={container}
+        className="runs-chart runs-chart-small"
+        data-testid="price-chart"
+        data-symbol={symbol}
+        data-markers={markers.length}
+        data-timeframe={candles?.timeframe ?? ''}
+        role="img"
+        aria-label={`Price of ${symbol} with ${markers.length} trade markers`}
+      />
+    </figure>
+  );
+}
