@@ -147,7 +147,7 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => Promis
         </p>
       )}
       <div className="table-wrap">
-        <table>
+        <table className="keys-table">
           <thead>
             <tr>
               <th scope="col">Prefix</th>
