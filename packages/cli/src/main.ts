@@ -90,9 +90,13 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 const versions = program.command('versions').description('strategy versions (container images)');
 versions
   .command('push')
-  .description('build a one-layer image of a folder (no Docker needed) and push it as a new version')
+  .description(
+    'build a one-layer image of a folder (no Docker needed) and push it as a new version, or into a version awaiting its image',
+  )
   .argument('<dir>', 'the strategy folder; it becomes the working directory /app in the image')
-  .requiredOption('--strategy <id>', 'the strategy to add the version to')
+  .option('--strategy <id>', 'the strategy to add a new version to (needs an API key)')
+  .option('--repository <url>', "an existing version's repositoryUrl (<host>/v/<versionId>), with --token")
+  .option('--token <accessToken>', 'the accessToken the version was created with (instead of an API key)')
   .option('--cmd <command>', 'the entrypoint, e.g. "python3 main.py" (split like a shell, no shell runs)')
   .option(
     '--bundle <module>',

@@ -69,7 +69,7 @@ describe('hindsight versions push', () => {
       HINDSIGHT_API_KEY: key,
     });
   const pushed = (stdout: string) => ({
-    versionId: /Pushed version (\S+) of strategy/.exec(stdout)?.[1] ?? '',
+    versionId: /Pushed version ([0-9a-f-]{36})/.exec(stdout)?.[1] ?? '',
     digest: /Digest:\s+(sha256:[0-9a-f]{64})/.exec(stdout)?.[1] ?? '',
     image: /Image:\s+(\S+)/.exec(stdout)?.[1] ?? '',
   });
@@ -226,6 +226,31 @@ describe('hindsight versions push', () => {
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stderr, /cannot reach the platform/);
   });
+  it('pushes into a version created elsewhere with its repository and access token, no API key', async () => {
+    const created = (await api('POST', `/v1/strategies/${strategyId}/versions`, { label: 'from-the-app' }))
+      .body as unknown as { data: { versionId: string }; repositoryUrl: string; accessToken: string };
+    const into = (...flags: string[]) =>
+      run(['versions', 'push', strategyFolder(), '--cmd', 'python3 -u main.py', ...flags], {
+        HINDSIGHT_URL: url,
+      });
+    const result = await into('--repository', created.repositoryUrl, '--token', created.accessToken);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(pushed(result.stdout).versionId, created.data.versionId);
+    const version = await api('GET', `/v1/strategies/${strategyId}/versions/${created.data.versionId}`);
+    assert.equal(version.body.data.imageStatus, 'ready');
+    assert.equal(version.body.data.imageDigest, pushed(result.stdout).digest);
+
+    const both = await into('--strategy', strategyId, '--repository', created.repositoryUrl, '--token', 'x');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /not both/);
+    const alone = await into('--repository', created.repositoryUrl);
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--repository and --token go together/);
+    const neither = await into();
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /give --strategy <id>/);
+  });
+
   it('bundles an SDK strategy with --bundle, which the platform runs to completion', async () => {
     const example = fileURLToPath(new URL('../../../examples/sma-crossover-typescript', import.meta.url));
     const result = await run(

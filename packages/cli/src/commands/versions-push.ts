@@ -6,7 +6,14 @@ import { bundlePythonStrategy } from './bundle-python.ts';
 import { BUNDLE_FILE, bundleStrategy } from './bundle-strategy.ts';
 
 export interface VersionsPushFlags {
-  strategy: string;
+  /** The strategy a new version is created in (with an API key); or `repository` and `token` below. */
+  strategy?: string;
+  /**
+   * An existing version's repository (`<host>/v/<versionId>`) and the access token its creation
+   * returned: the image is pushed into that version instead of a new one (no API key needed).
+   */
+  repository?: string;
+  token?: string;
   cmd?: string;
   /**
    * An SDK strategy in the folder: a TypeScript or JavaScript module is bundled and run with node
@@ -45,7 +52,7 @@ async function createVersion(baseUrl: string, flags: VersionsPushFlags): Promise
   let response: Response;
   try {
     response = await fetch(
-      new URL(`/v1/strategies/${encodeURIComponent(flags.strategy)}/versions`, baseUrl),
+      new URL(`/v1/strategies/${encodeURIComponent(flags.strategy ?? '')}/versions`, baseUrl),
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': flags.apiKey ?? '' },
@@ -68,6 +75,37 @@ async function createVersion(baseUrl: string, flags: VersionsPushFlags): Promise
   return payload as CreatedVersion;
 }
 
+/** `--repository` with `--token`: the version to push into; `--strategy` (a new version) otherwise. */
+function existingVersion(
+  flags: VersionsPushFlags,
+): { repositoryUrl: string; host: string; versionId: string; token: string } | undefined {
+  const into = flags.repository !== undefined || flags.token !== undefined;
+  if (into && flags.strategy !== undefined)
+    usage('give --strategy (a new version) or --repository with --token (an existing one), not both.');
+  if (!into) {
+    if (flags.strategy === undefined)
+      usage(
+        'give --strategy <id> (a new version), or --repository and --token of a version awaiting its image.',
+      );
+    return undefined;
+  }
+  if (!flags.repository || !flags.token)
+    usage(
+      '--repository and --token go together: the repositoryUrl and accessToken the version was created with.',
+    );
+  const match = /^([^/\s]+)\/v\/([0-9a-f-]{36})$/.exec(flags.repository ?? '');
+  if (!match?.[1] || !match[2])
+    usage(
+      `--repository: "${flags.repository}" is not a version repository such as 127.0.0.1:8000/v/<versionId>.`,
+    );
+  return {
+    repositoryUrl: flags.repository ?? '',
+    host: match?.[1] ?? '',
+    versionId: match?.[2] ?? '',
+    token: flags.token ?? '',
+  };
+}
+
 /**
  * `hindsight versions push --strategy ID DIR --cmd "python3 main.py"`: builds a one-layer image of DIR
  * (deterministic: the same folder gives the same digest), creates a version, and pushes the image to
@@ -75,8 +113,10 @@ async function createVersion(baseUrl: string, flags: VersionsPushFlags): Promise
  * or `--bundle strategy.py` instead of `--cmd` packs an SDK strategy so that it runs as it does locally.
  */
 export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Promise<void> {
-  const baseUrl = flags.url ?? 'http://127.0.0.1:8000';
-  if (!flags.apiKey) usage('--api-key (or HINDSIGHT_API_KEY) is required: an API key of the strategy owner.');
+  const existing = existingVersion(flags);
+  const baseUrl = flags.url ?? (existing ? `http://${existing.host}` : 'http://127.0.0.1:8000');
+  if (!existing && !flags.apiKey)
+    usage('--api-key (or HINDSIGHT_API_KEY) is required: an API key of the strategy owner.');
   try {
     new URL(baseUrl);
   } catch {
@@ -130,7 +170,13 @@ export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Pr
     } catch (error) {
       return usage(`cannot build the image: ${(error as Error).message}`);
     }
-    const version = await createVersion(baseUrl, flags);
+    const version = existing
+      ? {
+          data: { versionId: existing.versionId, strategyId: undefined },
+          repositoryUrl: existing.repositoryUrl,
+          accessToken: existing.token,
+        }
+      : await createVersion(baseUrl, flags);
     const { versionId } = version.data;
     const repository = version.repositoryUrl.slice(version.repositoryUrl.indexOf('/') + 1);
     const client = new RegistryPushClient({ baseUrl, repository, accessToken: version.accessToken });
@@ -139,12 +185,16 @@ export async function runVersionsPush(dir: string, flags: VersionsPushFlags): Pr
       digest = (await client.pushImage(image)).digest;
     } catch (error) {
       return fail(
-        `version ${versionId} was created but its image push failed (${(error as Error).message}); the version stays awaiting_push: run the command again to create a new one.`,
+        existing
+          ? `the image push into version ${versionId} failed (${(error as Error).message}); the version stays awaiting_push while its token is valid.`
+          : `version ${versionId} was created but its image push failed (${(error as Error).message}); the version stays awaiting_push: run the command again to create a new one.`,
       );
     }
     console.log(
       [
-        `Pushed version ${versionId} of strategy ${version.data.strategyId}.`,
+        version.data.strategyId
+          ? `Pushed version ${versionId} of strategy ${version.data.strategyId}.`
+          : `Pushed version ${versionId}.`,
         `  Digest:  ${digest}`,
         `  Image:   ${version.repositoryUrl}@${digest}`,
         `  Layer:   ${image.layer.size} bytes (gzip), ${image.layer.digest}`,

@@ -1,7 +1,8 @@
 /**
- * How to push a version's image, as commands to paste: docker and skopeo into the version's repository
- * with its access token (the forms of docs/registry.md), and the CLI, which builds a folder into an image
- * without Docker and creates a version of its own. Each block has its copy button.
+ * How to push a version's image, as commands to paste: the CLI (a folder built into an image, no
+ * Docker), docker and skopeo, each into the version's repository with its access token (the forms of
+ * docs/registry.md); and the CLI's other form, which creates a version of its own. Each block has its
+ * copy button.
  */
 import { CopyButton } from './copy-button.tsx';
 
@@ -23,6 +24,14 @@ export function skopeoCommand(repositoryUrl: string, token: string): string {
   return [
     `skopeo copy --dest-tls-verify=false --dest-creds "any:${token}" \\`,
     `  docker-archive:my-strategy.tar "docker://${repositoryUrl}:latest"`,
+  ].join('\n');
+}
+
+export function cliIntoVersionCommand(repositoryUrl: string, token: string, platformUrl: string): string {
+  return [
+    `npx hindsight versions push --url ${platformUrl} \\`,
+    `  --repository ${repositoryUrl} --token "${token}" \\`,
+    '  ./my-strategy --cmd "python3 main.py"',
   ].join('\n');
 }
 
@@ -60,6 +69,11 @@ export function StrategyPushCommands({
   return (
     <div className="strategies-commands">
       <CommandBlock
+        title="Hindsight CLI (a folder, no Docker needed)"
+        command={cliIntoVersionCommand(repositoryUrl, secret, window.location.origin)}
+        copyLabel="Copy CLI push command"
+      />
+      <CommandBlock
         title="Docker"
         command={dockerCommands(repositoryUrl, secret)}
         copyLabel="Copy docker commands"
@@ -70,7 +84,9 @@ export function StrategyPushCommands({
         copyLabel="Copy skopeo command"
       />
       <p className="config-hint">
-        <code>my-strategy</code> is your local image (for skopeo, saved with{' '}
+        <code>./my-strategy</code> is your strategy&apos;s folder for the CLI (<code>--cmd</code> is how it
+        starts; <code>--bundle strategy.py</code> or <code>--bundle strategy.ts</code> packs an SDK strategy
+        instead); <code>my-strategy</code> is your local image (for skopeo, saved with{' '}
         <code>docker save my-strategy -o my-strategy.tar</code>). Any tag works; the first image pushed
         becomes the version&apos;s image for good. Docker accepts plain HTTP only for registries on
         127.0.0.0/8; for another host list it under <code>insecure-registries</code>.
