@@ -14,6 +14,7 @@ const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
       await (await import('./import.ts')).run();
     },
   }),
+  web: () => import('./web.ts'),
 };
 
 const requested = process.argv.slice(2);

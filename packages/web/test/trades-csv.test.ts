@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { TradeLot } from '../src/api/internal.ts';
-import { csvField, TRADE_FIELDS, tradesCsv } from '../src/components/trades-csv.ts';
+import { csvField, TRADE_FIELDS, type TradeRecord, tradesCsv } from '../src/components/trades-csv.ts';
 
 /** The run page's trades CSV carries the trades file's exact values, in the spec's column order. */
 describe('trades CSV', () => {
-  const closed: TradeLot = {
+  const closed: TradeRecord = {
     id: '0000000001',
     state: 'Closed',
     instrument_symbol: 'C:BTCUSD',
@@ -26,7 +25,7 @@ describe('trades CSV', () => {
     realized_pnl: '1.00376543211',
     close_reason: 'Normal',
   };
-  const open: TradeLot = {
+  const open: TradeRecord = {
     id: '0000000002',
     state: 'Open',
     instrument_symbol: 'C:BTCUSD',

@@ -14,7 +14,8 @@ export const chartOptions: DeepPartial<ChartOptions> = {
   },
   grid: { vertLines: { color: '#eef1f4' }, horzLines: { color: '#eef1f4' } },
   rightPriceScale: { borderColor: '#d0d7de' },
-  timeScale: { borderColor: '#d0d7de', timeVisible: true, secondsVisible: false },
+  // A small minimum bar spacing lets `fitContent` show a whole run, even 131,040 points, at once.
+  timeScale: { borderColor: '#d0d7de', timeVisible: true, secondsVisible: false, minBarSpacing: 0.001 },
   crosshair: { mode: 0 },
 };
 

@@ -83,8 +83,9 @@ export function RunEquityChart({
     };
   }, [series]);
 
+  const description = `Equity chart: NAV and balance in ${currency} and drawdown in percent, ${series.times.length} points`;
   return (
-    <figure className="runs-figure">
+    <figure className="runs-figure" aria-label={description}>
       <ul className="runs-legend" aria-hidden="true">
         <li>
           <span className="runs-swatch" style={{ background: NAV_COLOUR }} />
@@ -104,8 +105,6 @@ export function RunEquityChart({
         className="runs-chart"
         data-testid="equity-chart"
         data-points={series.times.length}
-        role="img"
-        aria-label={`Equity chart: NAV and balance in ${currency} and drawdown in percent, ${series.times.length} points`}
       />
     </figure>
   );

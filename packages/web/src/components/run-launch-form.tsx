@@ -381,7 +381,7 @@ export function RunLaunchForm({
         {grid.map((row, index) => (
           <div className="row runs-grid-row" key={row.id}>
             <label className="visually-hidden" htmlFor={`grid-key-${row.id}`}>
-              Grid key {index + 1}
+              Env key, row {index + 1}
             </label>
             <input
               id={`grid-key-${row.id}`}
@@ -393,7 +393,7 @@ export function RunLaunchForm({
               }
             />
             <label className="visually-hidden" htmlFor={`grid-values-${row.id}`}>
-              Values of grid key {index + 1} (comma-separated)
+              Env values, row {index + 1} (comma-separated)
             </label>
             <input
               id={`grid-values-${row.id}`}

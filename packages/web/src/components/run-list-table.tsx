@@ -118,8 +118,8 @@ export function RunListTable({
                       <span className="runs-muted">{run.state === 'COMPLETE' ? '100 %' : '—'}</span>
                     )}
                   </td>
-                  <td className="runs-nowrap">{formatInstant(run.createdAt)}</td>
-                  <td className="runs-nowrap">{formatInstant(run.finishedAt)}</td>
+                  <td className="runs-date">{formatInstant(run.createdAt)}</td>
+                  <td className="runs-date">{formatInstant(run.finishedAt)}</td>
                   <td className="actions">
                     {confirming === run.scenarioId ? (
                       <span className="confirm">

@@ -10,6 +10,8 @@ import { afterPaint, chartOptions } from './run-chart-theme.ts';
 import { candlePoints, LONG_COLOUR, SHORT_COLOUR, tradeMarkers } from './run-series.ts';
 
 const MAX_POINTS = 5000;
+/** Marker labels (side and units) show when at most this many bars are in view. */
+const LABELLED_BARS = 150;
 
 export function RunPriceChart({
   symbol,
@@ -72,10 +74,18 @@ export function RunPriceChart({
       priceLineVisible: false,
     });
     series.setData(points.map((p) => ({ ...p, time: p.time as UTCTimestamp })));
-    createSeriesMarkers(
-      series,
-      markers.map((m) => ({ ...m, time: m.time as UTCTimestamp })),
-    );
+    // Labels only once zoomed in: thousands of labelled arrows over a whole run are unreadable.
+    const labelled = markers.map((m) => ({ ...m, time: m.time as UTCTimestamp }));
+    const bare = labelled.map((m) => ({ ...m, text: '' }));
+    const plugin = createSeriesMarkers(series, bare);
+    let showingText = false;
+    chart.timeScale().subscribeVisibleLogicalRangeChange((range) => {
+      const text = range !== null && range.to - range.from <= LABELLED_BARS;
+      if (text !== showingText) {
+        showingText = text;
+        plugin.setMarkers(text ? labelled : bare);
+      }
+    });
     chart.timeScale().fitContent();
     const cancel = afterPaint(() => drawn.current());
     return () => {
@@ -84,8 +94,9 @@ export function RunPriceChart({
     };
   }, [candles, points, markers]);
 
+  const description = `Price of ${symbol} with ${markers.length} trade markers`;
   return (
-    <figure className="runs-figure">
+    <figure className="runs-figure" aria-label={description}>
       <figcaption className="runs-legend">
         <strong>{symbol}</strong>
         {candles && <span>{candles.timeframe} candles, UTC</span>}
@@ -111,8 +122,6 @@ export function RunPriceChart({
         data-symbol={symbol}
         data-markers={markers.length}
         data-timeframe={candles?.timeframe ?? ''}
-        role="img"
-        aria-label={`Price of ${symbol} with ${markers.length} trade markers`}
       />
     </figure>
   );

@@ -93,7 +93,7 @@ export function RunTradesTable({
 }) {
   const [sort, setSort] = useState<{ field: Field; descending: boolean }>({ field: 'id', descending: false });
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [pageSize, setPageSize] = useState(100);
+  const [pageSize, setPageSize] = useState(50);
   const [page, setPage] = useState(0);
   const drawn = useRef(onDrawn);
   drawn.current = onDrawn;

@@ -5,7 +5,6 @@
  * (open trades have no close side). RFC 4180: CRLF line ends, a field quoted when it holds a comma,
  * a double quote or a line break, quotes doubled. No DOM here, so node:test can import it.
  */
-import type { TradeLot } from '../api/internal.ts';
 
 /** The trades file's fields in the order the spec lists them. */
 export const TRADE_FIELDS = [
@@ -28,7 +27,15 @@ export const TRADE_FIELDS = [
   'closed_by_order_id',
   'realized_pnl',
   'close_reason',
-] as const satisfies readonly (keyof TradeLot)[];
+] as const;
+
+export type TradeField = (typeof TRADE_FIELDS)[number];
+
+/**
+ * A trade lot as the CSV reads it: the file's fields, each a string or an epoch-ms integer, absent when
+ * the file omits it (internal.ts's TradeLot is one; typed here so this module needs nothing from the DOM).
+ */
+export type TradeRecord = { readonly [K in TradeField]?: string | number };
 
 /** One CSV field: as is, or quoted when RFC 4180 asks for it. */
 export function csvField(value: string | number | undefined | null): string {
@@ -38,7 +45,7 @@ export function csvField(value: string | number | undefined | null): string {
 }
 
 /** The whole CSV: a header row of field names, then one row per trade in the order given. */
-export function tradesCsv(trades: readonly TradeLot[]): string {
+export function tradesCsv(trades: readonly TradeRecord[]): string {
   const lines = [TRADE_FIELDS.join(',')];
   for (const trade of trades) lines.push(TRADE_FIELDS.map((field) => csvField(trade[field])).join(','));
   return `${lines.join('\r\n')}\r\n`;
