@@ -228,6 +228,8 @@ export const scenarios = pgTable(
     configId: uuid('config_id'),
     /** Set by batch creation: which cell of the sweep this run is. */
     label: text('label'),
+    /** Set by batch creation: one id per batch call, shared by its scenarios (the web app's sweeps). */
+    batchId: uuid('batch_id'),
     /** The run settings as validated, `env` being the configuration's and the run's layers merged. */
     settings: jsonb('settings').notNull(),
     /** Symbols of the subscriptions (the `instruments` filter). */
@@ -245,9 +247,16 @@ export const scenarios = pgTable(
     startedAt: instant('started_at'),
     runningAt: instant('running_at'),
     finishedAt: instant('finished_at'),
+    /**
+     * Simulated time the run has reached, written with each lease renewal and at completion (the web
+     * app's progress); null until the replay starts.
+     */
+    progressAt: instant('progress_at'),
   },
   (t) => [
     index('scenarios_strategy_page_idx').on(t.strategyId, t.createdAt, t.id),
+    index('scenarios_owner_page_idx').on(t.ownerId, t.createdAt, t.id),
+    index('scenarios_batch_idx').on(t.batchId).where(sql`batch_id IS NOT NULL`),
     index('scenarios_owner_state_idx').on(t.ownerId, t.state),
     index('scenarios_queue_idx').on(t.createdAt, t.id).where(sql`state = 'QUEUED'`),
     index('scenarios_lease_idx').on(t.leaseExpiresAt).where(sql`state IN ('PENDING', 'RUNNING')`),

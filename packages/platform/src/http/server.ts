@@ -8,6 +8,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
+import { appApiRoutes } from '../routes/app-api/index.ts';
 import { authRoutes } from '../routes/auth.ts';
 import { catalogRoutes } from '../routes/catalog.ts';
 import { configurationRoutes } from '../routes/configurations.ts';
@@ -113,6 +114,7 @@ export async function buildServer(
   await app.register(templateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(registryRoutes, { ctx });
+  await app.register(appApiRoutes, { ctx });
   app.get(
     '/v1/openapi.json',
     {

@@ -54,6 +54,8 @@ export interface ScenarioInput {
   settings: ConfigurationSettings;
   configId?: string | undefined;
   label?: string | undefined;
+  /** The batch call that created it (`POST .../scenarios/batch`): the web app's sweep id. */
+  batchId?: string | undefined;
 }
 
 export interface ScenarioFilters {
@@ -101,6 +103,25 @@ export const toScenario = (row: Row): Scenario => {
  * or (`undefined`) for a write about the queue (claim, lease renewal, the lapsed-lease check).
  */
 export type WriteRetryPolicy = (scenarioId: string | undefined) => RetryOptions;
+
+/** An epoch-ms instant PostgreSQL stores (years 1..9999): anything else is not written. */
+const isStorableInstant = (ms: number) =>
+  Number.isFinite(ms) && ms >= Date.UTC(1, 0, 1) && ms < Date.UTC(10000, 0, 1);
+
+/**
+ * `progress_at` for a renewal of `ids`: a CASE giving each id with a valid progress its instant and
+ * keeping the others' column as it is; undefined when no id has progress to write.
+ */
+function progressColumn(ids: string[], progress: ReadonlyMap<string, number>): SQL | undefined {
+  const cases: SQL[] = [];
+  for (const id of ids) {
+    const ms = progress.get(id);
+    if (ms === undefined || !isStorableInstant(ms)) continue;
+    cases.push(sql`WHEN ${id}::uuid THEN ${new Date(ms).toISOString()}::timestamptz`);
+  }
+  if (cases.length === 0) return undefined;
+  return sql`CASE ${scenarios.id} ${sql.join(cases, sql` `)} ELSE ${scenarios.progressAt} END`;
+}
 
 /** Rows `workerId` holds: claimed by it and not yet ended. */
 const heldBy = (workerId: string) =>
@@ -168,6 +189,7 @@ export class ScenarioRepository {
           versionId: input.versionId,
           configId: input.configId ?? null,
           label: input.label ?? null,
+          batchId: input.batchId ?? null,
           settings: input.settings,
           instruments: input.settings.subscriptions.map((s) => s.instrument),
           state: 'QUEUED',
@@ -329,14 +351,22 @@ export class ScenarioRepository {
   /**
    * Renews the leases of the scenarios `workerId` is running; answers the ids it no longer holds (they
    * were cancelled, deleted, or failed by a lease check after this worker stalled): their runs must stop.
+   * `progress` (scenario id -> simulated epoch ms reached) rides along in the same UPDATE, so progress
+   * costs no query of its own; only valid instants are written, so it cannot make a renewal fail.
    */
-  async renewLeases(workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
+  async renewLeases(
+    workerId: string,
+    ids: string[],
+    leaseMs: number,
+    progress: ReadonlyMap<string, number> = new Map(),
+  ): Promise<string[]> {
     if (ids.length === 0) return [];
+    const progressAt = progressColumn(ids, progress);
     const held = await this.retrying(undefined, () =>
       this.db
         .update(scenarios)
         // From each attempt's own time: a renewal that got through late still grants a whole lease.
-        .set({ leaseExpiresAt: new Date(Date.now() + leaseMs) })
+        .set({ leaseExpiresAt: new Date(Date.now() + leaseMs), ...(progressAt && { progressAt }) })
         .where(and(inArray(scenarios.id, ids), heldBy(workerId)))
         .returning({ id: scenarios.id }),
     );
@@ -384,12 +414,22 @@ export class ScenarioRepository {
     files: { metadata: Uint8Array; timeseries: Uint8Array; trades: Uint8Array },
     metrics: unknown,
     now = new Date(),
+    /** The simulated time the replay ended at (its progress), when known. */
+    progressAt?: Date,
   ): Promise<boolean> {
+    const progress = progressAt && isStorableInstant(progressAt.getTime()) ? { progressAt } : {};
     return this.retrying(id, () =>
       this.db.transaction(async (tx) => {
         const rows = await tx
           .update(scenarios)
-          .set({ state: 'COMPLETE', metrics, finishedAt: now, updatedAt: now, leaseExpiresAt: null })
+          .set({
+            state: 'COMPLETE',
+            metrics,
+            finishedAt: now,
+            updatedAt: now,
+            leaseExpiresAt: null,
+            ...progress,
+          })
           .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'RUNNING')))
           .returning({ id: scenarios.id });
         if (rows.length === 0) return false;

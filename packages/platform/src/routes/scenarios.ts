@@ -7,6 +7,7 @@ import {
   ENV_MAX_KEYS,
   inlineConfigurationSchema,
   mergeEnv,
+  newId,
 } from '@hindsight/core';
 import { ensureZstd, zstdDecompress } from '@hindsight/marketdata';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -443,10 +444,13 @@ export async function scenarioRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       }
       const version = await creation.runnableVersion(owner, strategyId, body.strategyVersionId);
       for (const item of items) creation.assertMergedEnv(version.imageEnv, item.settings.env, item.path);
+      // One id per call, shared by its scenarios: the web app groups them as a sweep (`/app-api/sweeps`).
+      const batchId = newId();
       const plans: PlannedScenario[] = items.map((item) => ({
         versionId: version.versionId,
         settings: item.settings,
         label: item.label,
+        batchId,
       }));
       const outcomes = await createUntilQuota(creation, owner, strategyId, plans);
       return reply.code(201).send({

@@ -60,6 +60,15 @@ export interface RunDependencies {
   log: FastifyBaseLogger;
 }
 
+/**
+ * Where a run tells its worker how far the replay has got: `simulatedTime` is set once the strategy
+ * is connected (the replay runs) and answers the simulated epoch ms reached. The worker reads it at
+ * each lease renewal; the run never waits on it.
+ */
+export interface RunProgressProbe {
+  simulatedTime?: () => number;
+}
+
 /** A failure whose `errorType` is known where it is raised. */
 class RunFailure extends Error {
   constructor(
@@ -94,6 +103,7 @@ export async function runScenario(
   scenario: Scenario,
   workerId: string,
   signal: AbortSignal,
+  progress: RunProgressProbe = {},
 ): Promise<void> {
   const { limits, log } = deps;
   const id = scenario.scenarioId;
@@ -102,7 +112,10 @@ export async function runScenario(
   let prepared: PreparedRun | undefined;
   let gateway: RunningGateway | undefined;
   let strategy: StrategyProcess | undefined;
-  let outcome: { kind: 'complete'; end: RunEnd } | { kind: 'failed'; failure: RunFailure } | undefined;
+  let outcome:
+    | { kind: 'complete'; end: RunEnd; simulatedAt: number }
+    | { kind: 'failed'; failure: RunFailure }
+    | undefined;
   // Where the worker's time goes, phase by phase (logged at the end: the platform's overhead per run).
   const phases: Record<string, number> = {};
   let last = performance.now();
@@ -179,6 +192,7 @@ export async function runScenario(
     if (first !== 'connected') throw strategyExitFailure(first, 'before connecting to its gateway', stderr);
     mark('connected');
     if (!(await deps.scenarios.markRunning(id, workerId))) return;
+    progress.simulatedTime = () => provider.now;
 
     const done = gateway.done.then((end) => ({ end }));
     const second = await Promise.race([done, exited, abortedPromise(signal)]);
@@ -199,7 +213,7 @@ export async function runScenario(
       throw new RunFailure(end.outcome.errorType, end.outcome.message);
     }
     mark('replayed');
-    outcome = { kind: 'complete', end };
+    outcome = { kind: 'complete', end, simulatedAt: provider.now };
     // Decision 19b: the strategy may exit by itself after the end; later it is stopped, and its exit
     // code no longer matters.
     await Promise.race([exited, sleep(limits.exitGraceMs)]);
@@ -216,8 +230,9 @@ export async function runScenario(
     await saveLogs(deps, id, stdout, stderr);
     mark('cleaned');
   }
-  if (outcome?.kind === 'complete') await recordCompletion(deps, scenario, workerId, outcome.end);
-  else if (outcome?.kind === 'failed') {
+  if (outcome?.kind === 'complete') {
+    await recordCompletion(deps, scenario, workerId, outcome.end, outcome.simulatedAt);
+  } else if (outcome?.kind === 'failed') {
     await deps.scenarios.fail(id, workerId, outcome.failure.errorType, outcome.failure.message);
   }
   mark('recorded');
@@ -287,7 +302,13 @@ async function resolveRun(
   };
 }
 
-async function recordCompletion(deps: RunDependencies, scenario: Scenario, workerId: string, end: RunEnd) {
+async function recordCompletion(
+  deps: RunDependencies,
+  scenario: Scenario,
+  workerId: string,
+  end: RunEnd,
+  simulatedAt: number,
+) {
   const files = end.files;
   if (!files) {
     await deps.scenarios.fail(
@@ -303,6 +324,8 @@ async function recordCompletion(deps: RunDependencies, scenario: Scenario, worke
     workerId,
     await compressResultFiles(files),
     files.metrics,
+    new Date(),
+    new Date(simulatedAt),
   );
 }
 

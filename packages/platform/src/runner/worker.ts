@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ScenarioRepository } from '../repositories/scenarios.ts';
-import type { RunDependencies } from './scenario-run.ts';
+import type { RunDependencies, RunProgressProbe } from './scenario-run.ts';
 import { runScenario } from './scenario-run.ts';
 import type { ScenarioSignals } from './scenario-signals.ts';
 
@@ -27,7 +27,10 @@ export interface WorkerOptions {
  */
 export class ScenarioWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<
+    string,
+    { abort: AbortController; done: Promise<void>; progress: RunProgressProbe }
+  >();
   /** When the lease this worker last wrote for each of its runs lapses (epoch ms). */
   private readonly leaseEnds = new Map<string, number>();
   private stopped = false;
@@ -105,8 +108,9 @@ export class ScenarioWorker {
             claimed = true;
             const id = scenario.scenarioId;
             const abort = new AbortController();
+            const progress: RunProgressProbe = {};
             this.leaseEnds.set(id, Date.now() + this.options.leaseMs);
-            const done = runScenario(this.runDeps, scenario, this.id, abort.signal)
+            const done = runScenario(this.runDeps, scenario, this.id, abort.signal, progress)
               .catch((error: Error) =>
                 this.deps.log.error({ scenarioId: id, err: error }, 'scenario run failed'),
               )
@@ -115,7 +119,7 @@ export class ScenarioWorker {
                 this.leaseEnds.delete(id);
                 this.wake?.();
               });
-            this.running.set(id, { abort, done });
+            this.running.set(id, { abort, done, progress });
           }
         } catch (error) {
           if (this.stopped) break;
@@ -155,7 +159,9 @@ export class ScenarioWorker {
     const ids = [...this.running.keys()];
     if (ids.length === 0) return;
     try {
-      const lost = new Set(await this.scenarios.renewLeases(this.id, ids, this.options.leaseMs));
+      const lost = new Set(
+        await this.scenarios.renewLeases(this.id, ids, this.options.leaseMs, this.progressOf(ids)),
+      );
       const leaseEnd = Date.now() + this.options.leaseMs;
       for (const id of ids) {
         if (lost.has(id)) this.running.get(id)?.abort.abort();
@@ -164,6 +170,23 @@ export class ScenarioWorker {
     } catch (error) {
       if (!this.stopped) this.deps.log.warn({ err: error }, 'renewing scenario leases failed');
     }
+  }
+
+  /**
+   * The simulated time each run has reached, for the renewal to record. A probe that throws or
+   * answers nonsense is left out: progress is a display, never a reason for a run to fail.
+   */
+  private progressOf(ids: string[]): Map<string, number> {
+    const progress = new Map<string, number>();
+    for (const id of ids) {
+      try {
+        const at = this.running.get(id)?.progress.simulatedTime?.();
+        if (at !== undefined && Number.isFinite(at)) progress.set(id, at);
+      } catch {
+        // not recorded this time
+      }
+    }
+    return progress;
   }
 
   /** How this worker's strategies are kept apart and bounded (its executor's `isolation`). */
