@@ -330,6 +330,8 @@ export class ScenarioRepository {
           workerId,
           leaseExpiresAt: new Date(Date.now() + leaseMs),
           startedAt: at,
+          // A run starts its replay from the window's start: no progress of an earlier attempt stays.
+          progressAt: null,
           updatedAt: new Date(),
         })
         .where(
