@@ -96,7 +96,11 @@ export interface InstrumentCoverage {
   market: string;
   /** Timeframes a chart or a subscription can ask for. */
   timeframes: string[];
-  /** Days with data, as maximal runs of consecutive days; empty when the store holds nothing. */
+  /**
+   * Days with data, as maximal runs of consecutive days; days the market is closed by its calendar
+   * (Saturdays for forex, weekends for stocks and futures) do not break a run. Empty when the store
+   * holds nothing.
+   */
   ranges: DayRange[];
   /** Missing spans between the first and last day with data (what `ranges` leaves out). */
   gaps: DayRange[];
