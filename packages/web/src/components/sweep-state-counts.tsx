@@ -1,0 +1,37 @@
+/**
+ * A sweep's runs per state as badges ("3 Complete", "1 Running"), in the runs' lifecycle order, with
+ * the run page's badge colours (runs.css); the word carries the meaning, the colour repeats it.
+ */
+import '../pages/runs.css';
+import { RUN_STATES } from './run-state.tsx';
+
+const WORDS: Record<string, string> = {
+  QUEUED: 'Queued',
+  PENDING: 'Pending',
+  RUNNING: 'Running',
+  COMPLETE: 'Complete',
+  FAILED: 'Failed',
+  CANCELLED: 'Cancelled',
+};
+
+export function SweepStateCounts({ states }: { states: Record<string, number> }) {
+  const known: readonly string[] = RUN_STATES;
+  const order = [...known, ...Object.keys(states).filter((s) => !known.includes(s))];
+  const shown = order.filter((state) => (states[state] ?? 0) > 0);
+  if (shown.length === 0) return <span className="sweeps-muted">No runs</span>;
+  return (
+    <ul className="sweeps-states">
+      {shown.map((state) => (
+        <li key={state}>
+          <span className={`runs-badge runs-badge-${state.toLowerCase()}`}>
+            {states[state]} {WORDS[state] ?? state}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Whether any run of the counts may still change state (the pages poll while so). */
+export const anyLive = (states: Record<string, number>) =>
+  ['QUEUED', 'PENDING', 'RUNNING'].some((state) => (states[state] ?? 0) > 0);
