@@ -203,7 +203,7 @@ async function drawTimes(
   baseUrl: string,
   token: string,
   scenarioId: string,
-): Promise<number[]> {
+): Promise<{ times: number[]; marks: string }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const session = {
     token,
@@ -215,6 +215,7 @@ async function drawTimes(
     `sessionStorage.setItem('hindsight.session', ${JSON.stringify(JSON.stringify(session))})`,
   );
   const times: number[] = [];
+  let marks = '';
   try {
     for (let i = 0; i <= LOADS; i++) {
       const page = await context.newPage();
@@ -234,12 +235,18 @@ async function drawTimes(
       if (errors.length > 0) throw new Error(`the run page logged errors: ${errors.join('; ')}`);
       if (!(markers > 10_000)) throw new Error(`the price chart has ${markers} markers`);
       if (i > 0) times.push(elapsed);
+      // Where the time went, from the page's user-timing marks and its API requests (the last load).
+      marks = (await page.evaluate(
+        `[...performance.getEntriesByType('mark').filter((m) => m.name.startsWith('run-')).map((m) => m.name + ' ' + Math.round(m.startTime)),
+          ...performance.getEntriesByType('resource').filter((r) => r.name.includes('/app-api/') || r.name.includes('/metrics'))
+            .map((r) => r.name.replace(/^.*\\/(app-api|scenarios)\\//, '').replace(/[0-9a-f-]{36}/, 'ID').replace(/\\?.*$/, '') + ' ' + Math.round(r.startTime) + '-' + Math.round(r.responseEnd))].join(', ')`,
+      )) as string;
       await page.close();
     }
   } finally {
     await context.close();
   }
-  return times;
+  return { times, marks };
 }
 
 export async function run(): Promise<void> {
@@ -289,17 +296,24 @@ export async function run(): Promise<void> {
     browser = await launchChromium();
 
     const lots = files.trades.trades.length;
-    const sampledTimes = await drawTimes(browser, baseUrl, data.token, sampledRun);
+    const { times: sampledTimes, marks: sampledMarks } = await drawTimes(
+      browser,
+      baseUrl,
+      data.token,
+      sampledRun,
+    );
     console.log(
       `BENCH web_run_page_ready_${files.timeseries.timestamps.length}_points_${lots}_trades ${Math.round(median(sampledTimes))} ms`,
     );
-    const denseTimes = await drawTimes(browser, baseUrl, data.token, denseRun);
+    const { times: denseTimes, marks: denseMarks } = await drawTimes(browser, baseUrl, data.token, denseRun);
     console.log(
       `BENCH web_run_page_ready_${dense.timeseries.timestamps.length}_points_${lots}_trades ${Math.round(median(denseTimes))} ms`,
     );
     console.log(
       `# draw times (ms): sampled ${sampledTimes.map(Math.round).join(' ')}; per-minute ${denseTimes.map(Math.round).join(' ')}`,
     );
+    console.log(`# sampled, last load (ms from navigation): ${sampledMarks}`);
+    console.log(`# per-minute, last load (ms from navigation): ${denseMarks}`);
   } finally {
     await browser?.close();
     await server?.close();

@@ -4,50 +4,44 @@
  * arrows for buys, down arrows for sells, coloured by the lot's direction, labelled with the units.
  */
 import { CandlestickSeries, createChart, createSeriesMarkers, type UTCTimestamp } from 'lightweight-charts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { type Candles, internal, type TradeLot } from '../api/internal.ts';
 import { afterPaint, chartOptions } from './run-chart-theme.ts';
 import { candlePoints, LONG_COLOUR, SHORT_COLOUR, tradeMarkers } from './run-series.ts';
 
 const MAX_POINTS = 5000;
+
+/**
+ * The candles a price chart shows: the instrument over the run window [from, to) (epoch ms). The page
+ * asks for them while it loads the results, so both travel at once.
+ */
+export const loadRunCandles = (symbol: string, from: number, to: number) =>
+  internal.candles({ symbol, from, to, maxPoints: MAX_POINTS });
 /** Marker labels (side and units) show when at most this many bars are in view. */
 const LABELLED_BARS = 150;
 
 export function RunPriceChart({
   symbol,
-  from,
-  to,
+  candles,
+  error,
   trades,
   onDrawn,
 }: {
   symbol: string;
-  /** The run window, epoch ms: [from, to). */
-  from: number;
-  to: number;
+  candles: Candles | null;
+  /** Why the candles could not be loaded. */
+  error: string | null;
   trades: readonly TradeLot[];
   onDrawn: () => void;
 }) {
-  const [candles, setCandles] = useState<Candles | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const container = useRef<HTMLDivElement>(null);
   const drawn = useRef(onDrawn);
   drawn.current = onDrawn;
 
   useEffect(() => {
-    let live = true;
-    internal
-      .candles({ symbol, from, to, maxPoints: MAX_POINTS })
-      .then((loaded) => live && setCandles(loaded))
-      .catch((failure: Error) => {
-        if (!live) return;
-        setError(failure.message);
-        // A chart that cannot load still counts as settled, so the page does not wait for ever.
-        drawn.current();
-      });
-    return () => {
-      live = false;
-    };
-  }, [symbol, from, to]);
+    // A chart that cannot load still counts as settled, so the page does not wait for ever.
+    if (error) drawn.current();
+  }, [error]);
 
   const points = useMemo(() => (candles ? candlePoints(candles.candles) : []), [candles]);
   const markers = useMemo(

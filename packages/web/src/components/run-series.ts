@@ -128,3 +128,47 @@ export function lastAtOrBefore(sorted: readonly number[], value: number): number
   }
   return found;
 }
+
+/**
+ * Which points of a long equity series to hand the chart: the series cut into buckets, and of each
+ * bucket its first and last point and those holding the NAV's and the balance's lowest and highest
+ * value and the deepest drawdown, so the drawn envelope (every peak, trough and step) is the full
+ * series' at the screen's resolution. Inside [from, to] (the visible range, UTC seconds) buckets are
+ * sized for `buckets` across that range, outside it for `buckets` across the whole run; a series of at
+ * most `buckets` x 5 points is drawn whole. Returns the indices, ascending, and the inside bucket size.
+ */
+export function envelopeIndices(
+  series: EquitySeries,
+  from: number,
+  to: number,
+  buckets: number,
+): { indices: number[]; bucket: number } {
+  const n = series.times.length;
+  if (n <= buckets * 5) return { indices: Array.from({ length: n }, (_, i) => i), bucket: 1 };
+  const first = Math.max(0, lastAtOrBefore(series.times, from));
+  const last = Math.max(first, lastAtOrBefore(series.times, to));
+  const outer = Math.ceil(n / buckets);
+  const inner = Math.max(1, Math.ceil((last - first + 1) / buckets));
+  const indices: number[] = [];
+  const take = (start: number, end: number, size: number) => {
+    for (let a = start; a < end; a += size) {
+      const b = Math.min(end, a + size);
+      const picks = [a, b - 1];
+      for (const values of [series.nav, series.balance, series.drawdownPct]) {
+        let low = a;
+        let high = a;
+        for (let i = a + 1; i < b; i++) {
+          if ((values[i] as number) < (values[low] as number)) low = i;
+          if ((values[i] as number) > (values[high] as number)) high = i;
+        }
+        picks.push(low, high);
+      }
+      picks.sort((x, y) => x - y);
+      for (const i of picks) if (indices[indices.length - 1] !== i) indices.push(i);
+    }
+  };
+  take(0, first, outer);
+  take(first, last + 1, inner);
+  take(last + 1, n, outer);
+  return { indices, bucket: inner };
+}
