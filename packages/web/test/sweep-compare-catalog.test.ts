@@ -17,7 +17,12 @@ import {
   sortParamValues,
   textOn,
 } from '../src/components/sweep-heatmap-model.ts';
-import { compareMetricValues, formatMetric, metricValue } from '../src/components/sweep-metrics.ts';
+import {
+  compareMetricValues,
+  digitsFor,
+  formatMetric,
+  metricValue,
+} from '../src/components/sweep-metrics.ts';
 
 const run = (
   id: string,
@@ -141,6 +146,11 @@ describe('metric values', () => {
     assert.equal(formatMetric(284, 'count'), '284');
     assert.equal(formatMetric(900.2, 'seconds'), '15 min');
     assert.equal(formatMetric(undefined, 'ratio'), '—');
+    assert.equal(formatMetric(-0.0160349, 'percent', undefined, digitsFor(0.016)), '-0.016 %');
+    assert.deepEqual(
+      [digitsFor(12), digitsFor(1), digitsFor(0.5), digitsFor(0.05), digitsFor(1e-9), digitsFor(0)],
+      [2, 2, 2, 3, 4, 2],
+    );
   });
 });
 
@@ -214,6 +224,10 @@ describe('catalog timeline model', () => {
       axis.ticks.map((t) => t.year),
       [2023, 2024, 2025, 2026],
     );
+    assert.deepEqual(
+      axis.ticks.map((t) => t.labelled),
+      [true, true, true, false],
+    );
     assert.equal(axis.ticks[0]?.left, 0);
     assert.equal(axis.ticks[3]?.left, 100);
     const parts = segments(axis, btc);
@@ -226,5 +240,10 @@ describe('catalog timeline model', () => {
     assert.ok(Math.abs(gap.left + gap.width - last.left) < 1e-9);
     assert.equal(gap.text, 'gap 2024-03-02 to 2025-04-30 (425 days)');
     assert.equal(timelineAxis([coverage('C:NONE', [], [])]), null);
+    const long = timelineAxis([coverage('S:SPY', [['2011-03-01', '2025-03-31']], [])]);
+    assert.deepEqual(
+      long?.ticks.filter((t) => t.labelled).map((t) => t.year),
+      [2011, 2013, 2015, 2017, 2019, 2021, 2023, 2025],
+    );
   });
 });

@@ -50,8 +50,11 @@ export interface TimelineAxis {
   /** First and last day number shown (the last included). */
   start: number;
   end: number;
-  /** 1 January of each year inside the axis, with its position in percent. */
-  ticks: { year: number; left: number }[];
+  /**
+   * 1 January of each year inside the axis, with its position in percent; `labelled` on every
+   * year, every second or every fifth, so that labels do not run into one another on a long axis.
+   */
+  ticks: { year: number; left: number; labelled: boolean }[];
 }
 
 export function timelineAxis(instruments: readonly InstrumentCoverage[]): TimelineAxis | null {
@@ -63,8 +66,12 @@ export function timelineAxis(instruments: readonly InstrumentCoverage[]): Timeli
   const start = Math.round(Date.UTC(firstYear, 0, 1) / DAY_MS);
   const end = Math.round(Date.UTC(lastYear + 1, 0, 1) / DAY_MS) - 1;
   const axis: TimelineAxis = { start, end, ticks: [] };
+  const years = lastYear + 1 - firstYear;
+  const step = years <= 12 ? 1 : years <= 24 ? 2 : 5;
   for (let year = firstYear; year <= lastYear + 1; year++) {
-    axis.ticks.push({ year, left: position(axis, Math.round(Date.UTC(year, 0, 1) / DAY_MS)) });
+    const left = position(axis, Math.round(Date.UTC(year, 0, 1) / DAY_MS));
+    // The closing tick (the axis' right edge) is a line without a label.
+    axis.ticks.push({ year, left, labelled: year <= lastYear && (year - firstYear) % step === 0 });
   }
   return axis;
 }

@@ -27,7 +27,7 @@ export function CatalogTimeline({
           <div className="catalog-timeline-track catalog-timeline-ticks">
             {axis.ticks.map((tick) => (
               <span key={tick.year} className="catalog-tick" style={{ left: `${tick.left}%` }}>
-                {tick.left < 100 ? tick.year : ''}
+                {tick.labelled ? tick.year : ''}
               </span>
             ))}
           </div>

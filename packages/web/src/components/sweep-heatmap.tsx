@@ -19,7 +19,7 @@ import {
   paramValues,
   textOn,
 } from './sweep-heatmap-model.ts';
-import { formatMetric, METRICS, type MetricDef, metricDef } from './sweep-metrics.ts';
+import { digitsFor, formatMetric, METRICS, type MetricDef, metricDef } from './sweep-metrics.ts';
 
 const STATE_WORDS: Record<string, string> = {
   QUEUED: 'Queued',
@@ -54,6 +54,7 @@ export function SweepHeatmap({ runs, gridKeys }: { runs: readonly SweepRun[]; gr
   const def = metricDef(metric);
   const grid = buildHeatGrid(runs, { metric, xKey, yKey, fixed });
   const scale = grid.min !== null && grid.max !== null ? colourScale(def.signed, grid.min, grid.max) : null;
+  const digits = scale ? digitsFor(Math.max(Math.abs(scale.low), Math.abs(scale.high))) : 2;
 
   const chooseX = (key: string) => {
     if (key === yKey) setYKey(xKey);
@@ -148,7 +149,15 @@ export function SweepHeatmap({ runs, gridKeys }: { runs: readonly SweepRun[]; gr
               <tr key={String(grid.ys[r])}>
                 <th scope="row">{yKey ? grid.ys[r] : def.label}</th>
                 {row.map((cell) => (
-                  <Cell key={cell.x} cell={cell} def={def} scale={scale} xKey={xKey} yKey={yKey} />
+                  <Cell
+                    key={cell.x}
+                    cell={cell}
+                    def={def}
+                    scale={scale}
+                    digits={digits}
+                    xKey={xKey}
+                    yKey={yKey}
+                  />
                 ))}
               </tr>
             ))}
@@ -161,7 +170,7 @@ export function SweepHeatmap({ runs, gridKeys }: { runs: readonly SweepRun[]; gr
           {heldText ? ' (other values of the held keys)' : ' (they lack these parameters)'}.
         </p>
       )}
-      <Legend def={def} scale={scale} />
+      <Legend def={def} scale={scale} digits={digits} />
     </div>
   );
 }
@@ -170,12 +179,14 @@ function Cell({
   cell,
   def,
   scale,
+  digits,
   xKey,
   yKey,
 }: {
   cell: HeatCell;
   def: MetricDef;
   scale: ColourScale | null;
+  digits: number;
   xKey: string;
   yKey: string | null;
 }) {
@@ -205,7 +216,7 @@ function Cell({
     text = typeof reason === 'string' ? reasonInWords(reason) : '—';
     className += ' sweeps-cell-missing';
   } else {
-    text = formatMetric(cell.value, def.kind);
+    text = formatMetric(cell.value, def.kind, undefined, digits);
     if (scale) {
       const fill = scale.colour(Number(cell.value));
       style = { background: cssColour(fill), color: textOn(fill) };
@@ -222,7 +233,7 @@ function Cell({
 }
 
 /** The scale's ends and middle with their colours, and what a grey or hatched cell means. */
-function Legend({ def, scale }: { def: MetricDef; scale: ColourScale | null }) {
+function Legend({ def, scale, digits }: { def: MetricDef; scale: ColourScale | null; digits: number }) {
   if (!scale) {
     return <p className="sweeps-muted">No run in view has a {def.label.toLowerCase()} yet.</p>;
   }
@@ -238,9 +249,9 @@ function Legend({ def, scale }: { def: MetricDef; scale: ColourScale | null }) {
         style={{ background: `linear-gradient(to right, ${stops.join(', ')})` }}
       />
       <div className="sweeps-legend-labels">
-        <span>{formatMetric(scale.low, def.kind)}</span>
-        <span>{formatMetric(middle, def.kind)}</span>
-        <span>{formatMetric(scale.high, def.kind)}</span>
+        <span>{formatMetric(scale.low, def.kind, undefined, digits)}</span>
+        <span>{formatMetric(middle, def.kind, undefined, digits)}</span>
+        <span>{formatMetric(scale.high, def.kind, undefined, digits)}</span>
       </div>
       <p className="sweeps-muted">
         {scale.kind === 'diverging'

@@ -65,17 +65,20 @@ export function metricDef(key: string): MetricDef {
   return BY_KEY.get(key) ?? m(key, key, 'ratio', true, null);
 }
 
-/** A metric value as the pages show it, with its unit; `—` when absent. */
-export function formatMetric(value: unknown, kind: MetricKind, currency?: string): string {
+/**
+ * A metric value as the pages show it, with its unit; `—` when absent. `digits` overrides the two
+ * places of percents and ratios (the heatmap shows more when its values are all small).
+ */
+export function formatMetric(value: unknown, kind: MetricKind, currency?: string, digits = 2): string {
   if (value === null || value === undefined) return '—';
   const v = value as string | number;
   switch (kind) {
     case 'percent':
-      return formatPercent(v, 2);
+      return formatPercent(v, digits);
     case 'money':
       return formatMoney(v, currency);
     case 'ratio':
-      return formatDecimal(v, 2);
+      return formatDecimal(v, digits);
     case 'count':
       return formatDecimal(v, 0);
     case 'days':
@@ -131,4 +134,13 @@ function compareMagnitudes(x: RegExpExecArray, y: RegExpExecArray): number {
   const xFrac = (x[3] ?? '').padEnd(width, '0');
   const yFrac = (y[3] ?? '').padEnd(width, '0');
   return xFrac === yFrac ? 0 : xFrac < yFrac ? -1 : 1;
+}
+
+/**
+ * Places that tell small values apart: 2 when the largest magnitude is 0.1 or more, one more per
+ * decade below (0.05 -> 3, 0.005 -> 4), at most 4.
+ */
+export function digitsFor(largest: number): number {
+  if (!(largest > 0) || largest >= 1) return 2;
+  return Math.min(4, Math.max(2, 1 - Math.floor(Math.log10(largest))));
 }

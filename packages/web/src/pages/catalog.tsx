@@ -46,12 +46,12 @@ export function CatalogPage() {
   const coverageBySymbol = useMemo(() => new Map(coverage?.map((c) => [c.symbol, c])), [coverage]);
   const marketName = (id: string) => markets.find((m) => m.id === id)?.name ?? id;
   const needle = search.trim().toLowerCase();
-  const shown = (instruments ?? []).filter(
-    (i) =>
-      (!market || i.market === market) &&
-      (!needle || i.symbol.toLowerCase().includes(needle) || i.name.toLowerCase().includes(needle)),
-  );
-  const shownCoverage = coverage ? shown.flatMap((i) => coverageBySymbol.get(i.symbol) ?? []) : [];
+  // The coverage carries symbol, name and market too, so the timeline filters without the instrument list.
+  const matches = (i: { symbol: string; name: string; market: string }) =>
+    (!market || i.market === market) &&
+    (!needle || i.symbol.toLowerCase().includes(needle) || i.name.toLowerCase().includes(needle));
+  const shown = (instruments ?? []).filter(matches);
+  const shownCoverage = (coverage ?? []).filter(matches);
   const axis = timelineAxis(shownCoverage);
 
   return (
@@ -88,6 +88,30 @@ export function CatalogPage() {
           />
         </div>
       </div>
+      <h2>Coverage</h2>
+      <p className="catalog-muted">
+        Days with data are filled; gaps between the first and last day are hatched. Hover a gap for its dates.
+      </p>
+      {coverageError && (
+        <p className="error" role="alert">
+          {coverageError}
+        </p>
+      )}
+      {!coverage && !coverageError && <p className="catalog-muted">Loading coverage…</p>}
+      {coverage && !axis && <p>No data stored for these instruments.</p>}
+      {coverage && axis && <CatalogTimeline axis={axis} instruments={shownCoverage} />}
+      {coverage && axis && (
+        <ul className="catalog-key" aria-hidden="true">
+          <li>
+            <span className="catalog-segment-data catalog-key-swatch" /> data
+          </li>
+          <li>
+            <span className="catalog-segment-gap catalog-key-swatch" /> gap
+          </li>
+        </ul>
+      )}
+
+      <h2>Instruments</h2>
       {!instruments && !error && <p className="catalog-muted">Loading instruments…</p>}
       {instruments && (
         <p className="catalog-muted" aria-live="polite">
@@ -116,49 +140,30 @@ export function CatalogPage() {
                 const timeframes = days?.timeframes ?? instrument.granularities;
                 return (
                   <tr key={instrument.symbol} data-symbol={instrument.symbol}>
-                    <td className="catalog-nowrap">
+                    <td data-label="Symbol" className="catalog-nowrap">
                       <code>{instrument.symbol}</code>
                     </td>
-                    <td>{instrument.name}</td>
-                    <td>{marketName(instrument.market)}</td>
-                    <td>
+                    <td data-label="Name">{instrument.name}</td>
+                    <td data-label="Market">{marketName(instrument.market)}</td>
+                    <td data-label="Status">
                       <span className={`catalog-status catalog-status-${instrument.status}`}>
                         {instrument.status === 'available' ? 'Available' : 'Coming soon'}
                       </span>
                     </td>
-                    <td>{timeframes.length > 0 ? timeframes.join(', ') : '—'}</td>
-                    <td className="catalog-nowrap">{days?.firstDay ?? instrument.dataStartDate ?? '—'}</td>
-                    <td className="catalog-nowrap">{days?.lastDay ?? instrument.dataEndDate ?? '—'}</td>
-                    <td>{days ? days.gaps.length : '—'}</td>
+                    <td data-label="Timeframes">{timeframes.length > 0 ? timeframes.join(', ') : '—'}</td>
+                    <td data-label="First day" className="catalog-nowrap">
+                      {days?.firstDay ?? instrument.dataStartDate ?? '—'}
+                    </td>
+                    <td data-label="Last day" className="catalog-nowrap">
+                      {days?.lastDay ?? instrument.dataEndDate ?? '—'}
+                    </td>
+                    <td data-label="Gaps">{days ? days.gaps.length : '—'}</td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
         </section>
-      )}
-
-      <h2>Coverage</h2>
-      <p className="catalog-muted">
-        Days with data are filled; gaps between the first and last day are hatched. Hover a gap for its dates.
-      </p>
-      {coverageError && (
-        <p className="error" role="alert">
-          {coverageError}
-        </p>
-      )}
-      {!coverage && !coverageError && <p className="catalog-muted">Loading coverage…</p>}
-      {coverage && !axis && <p>No data stored for these instruments.</p>}
-      {coverage && axis && <CatalogTimeline axis={axis} instruments={shownCoverage} />}
-      {coverage && axis && (
-        <ul className="catalog-key" aria-hidden="true">
-          <li>
-            <span className="catalog-segment-data catalog-key-swatch" /> data
-          </li>
-          <li>
-            <span className="catalog-segment-gap catalog-key-swatch" /> gap
-          </li>
-        </ul>
       )}
     </section>
   );

@@ -7,7 +7,7 @@
  */
 import './compare.css';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import { internal, type RunSummary } from '../api/internal.ts';
 import type { components } from '../api/openapi.gen.ts';
@@ -19,7 +19,8 @@ import { ComparePicker } from '../components/compare-picker.tsx';
 type Comparison = components['schemas']['ScenarioComparison'];
 
 export function ComparePage() {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
   const idsParam = params.get('ids') ?? '';
   const ids = useMemo(
     () =>
@@ -133,7 +134,8 @@ export function ComparePage() {
       <ComparePicker
         initial={ids}
         onRuns={remember}
-        onPick={(picked) => setParams({ ids: picked.join(',') })}
+        // Commas left as they are (URLSearchParams would write %2C): the address stays readable.
+        onPick={(picked) => navigate(`/compare?ids=${picked.join(',')}`)}
       />
     </section>
   );
