@@ -62,21 +62,23 @@ export function SweepsPage() {
             <tbody>
               {sweeps.map((sweep) => (
                 <tr key={sweep.batchId} data-batch-id={sweep.batchId}>
-                  <td className="sweeps-nowrap">
+                  <td data-label="Sweep" className="sweeps-nowrap">
                     <Link to={`/sweeps/${sweep.batchId}`}>
                       <span className="visually-hidden">Sweep </span>
                       <code>{sweep.batchId.slice(0, 8)}</code>
                     </Link>
                   </td>
-                  <td>
+                  <td data-label="Strategy">
                     <Link to={`/strategies/${sweep.strategyId}`}>{sweep.strategyName}</Link>
                   </td>
-                  <td className="sweeps-nowrap">{formatInstant(sweep.createdAt)}</td>
-                  <td>{sweep.runs}</td>
-                  <td>
+                  <td data-label="Created" className="sweeps-nowrap">
+                    {formatInstant(sweep.createdAt)}
+                  </td>
+                  <td data-label="Runs">{sweep.runs}</td>
+                  <td data-label="States">
                     <SweepStateCounts states={sweep.states} />
                   </td>
-                  <td>
+                  <td data-label="Grid">
                     {sweep.gridKeys.length > 0 ? (
                       <ul className="sweeps-keys">
                         {sweep.gridKeys.map((key) => (
