@@ -90,7 +90,8 @@ export function CatalogPage() {
       </div>
       <h2>Coverage</h2>
       <p className="catalog-muted">
-        Days with data are filled; gaps between the first and last day are hatched. Hover a gap for its dates.
+        Days with data are filled; gaps between an instrument's first and last day are hatched (hover one for
+        its dates; all are listed below).
       </p>
       {coverageError && (
         <p className="error" role="alert">
@@ -100,16 +101,6 @@ export function CatalogPage() {
       {!coverage && !coverageError && <p className="catalog-muted">Loading coverage…</p>}
       {coverage && !axis && <p>No data stored for these instruments.</p>}
       {coverage && axis && <CatalogTimeline axis={axis} instruments={shownCoverage} />}
-      {coverage && axis && (
-        <ul className="catalog-key" aria-hidden="true">
-          <li>
-            <span className="catalog-segment-data catalog-key-swatch" /> data
-          </li>
-          <li>
-            <span className="catalog-segment-gap catalog-key-swatch" /> gap
-          </li>
-        </ul>
-      )}
 
       <h2>Instruments</h2>
       {!instruments && !error && <p className="catalog-muted">Loading instruments…</p>}
