@@ -28,7 +28,7 @@ const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 1
 /**
  * Days on which the market's calendar trades nothing: a missing one neither breaks a range nor makes
  * a gap. Forex is shut on Saturdays (UTC), stocks and futures at weekends; crypto never closes.
- * Exchange holidays are not modelled (as in the engine), so a holiday without data shows as a gap.
+ * Exchange holidays are not modelled (as in the engine): see HOLIDAY_DAYS.
  */
 function closedDay(calendar: SessionCalendar, day: number): boolean {
   const weekday = new Date(day * DAY_MS).getUTCDay();
@@ -36,6 +36,15 @@ function closedDay(calendar: SessionCalendar, day: number): boolean {
   if (calendar === 'us_equity') return weekday === 6 || weekday === 0;
   return false;
 }
+
+/**
+ * Open days in a row a market with a calendar may miss as a holiday without it counting as a gap.
+ * Exchange holidays are not modelled; without this, a stock's daily history shows every holiday of
+ * every year as a gap (about nine a year), burying the gaps that matter. Crypto never closes.
+ */
+const HOLIDAY_DAYS = 2;
+const holidayAllowance = (calendar: SessionCalendar) =>
+  calendar === 'fx' || calendar === 'us_equity' ? HOLIDAY_DAYS : 0;
 
 /** Ranges of present days, bridged over closed days, and the gaps between them. */
 export function dayRanges(days: readonly number[], calendar: SessionCalendar): DayCoverage {
@@ -48,14 +57,9 @@ export function dayRanges(days: readonly number[], calendar: SessionCalendar): D
   let start = first;
   let end = first;
   for (const day of sorted.slice(1)) {
-    let bridged = true;
-    for (let d = end + 1; d < day; d++) {
-      if (!closedDay(calendar, d)) {
-        bridged = false;
-        break;
-      }
-    }
-    if (bridged) end = day;
+    let missingOpenDays = 0;
+    for (let d = end + 1; d < day; d++) if (!closedDay(calendar, d)) missingOpenDays++;
+    if (missingOpenDays <= holidayAllowance(calendar)) end = day;
     else {
       spans.push([start, end]);
       start = day;
