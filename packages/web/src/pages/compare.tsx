@@ -51,9 +51,9 @@ export function ComparePage() {
   useEffect(() => {
     setComparison(null);
     setError(null);
+    setLoading(ids.length > 0);
     if (ids.length === 0) return;
     let stale = false;
-    setLoading(true);
     void (async () => {
       const { data, error: failure } = await api.POST('/v1/scenarios/compare', {
         body: { scenarioIds: ids },
