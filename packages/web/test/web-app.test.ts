@@ -307,8 +307,29 @@ describe('web app', () => {
     await page.getByRole('link', { name: /^Sweep [0-9a-f]{8}$/ }).waitFor();
     await visit('sweeps');
 
+    // The catalog's timeline shows a hole inside an instrument's history: ETH bars for two days in
+    // January and one in March.
+    const times = ['2024-01-01', '2024-01-02', '2024-03-01'].map((d) => Date.parse(`${d}T00:00:00Z`));
+    const column = (value: number) => Float64Array.from(times, () => value);
+    await platform.ctx.market.writeBars('C:ETHUSD', {
+      symbol: 'C:ETHUSD',
+      priceDecimals: 2,
+      volumeDecimals: 3,
+      length: times.length,
+      time: Float64Array.from(times),
+      open: column(200000),
+      high: column(200100),
+      low: column(199900),
+      close: column(200050),
+      volume: column(1500),
+    });
     await menu(page, 'Catalog').click();
-    await page.locator('[data-testid="coverage-timeline"] [data-symbol="C:BTCUSD"]').waitFor();
+    const timeline = page.getByTestId('coverage-timeline');
+    await timeline.locator('[data-symbol="C:BTCUSD"]').waitFor();
+    assert.equal(await timeline.locator('[data-symbol="C:BTCUSD"] [data-testid="coverage-gap"]').count(), 0);
+    assert.equal(await timeline.locator('[data-symbol="C:ETHUSD"] [data-testid="coverage-gap"]').count(), 1);
+    await page.getByRole('heading', { name: 'Gaps (1)' }).waitFor();
+    await page.getByText('C:ETHUSD: gap 2024-01-03 to 2024-02-29 (58 days)').waitFor();
     await visit('catalog');
 
     await context.close();
