@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -33,7 +33,10 @@ describe('web app', () => {
       'packages/web/dist is missing: run `npm run build` first',
     );
     dataDir = mkdtempSync(join(tmpdir(), 'hindsight-web-data-'));
-    screenshots = mkdtempSync(join(tmpdir(), 'hindsight-web-screenshots-'));
+    // Kept after the run for a person to look at (git ignores the folder); each run starts it afresh.
+    screenshots = join(here, '..', 'test-output', 'screenshots');
+    rmSync(screenshots, { recursive: true, force: true });
+    mkdirSync(screenshots, { recursive: true });
     const settings = readSettings(
       {},
       { host: '127.0.0.1', port: '0', dataDir, workers: '2', adminEmail: email, adminPassword: password },
