@@ -11,6 +11,7 @@ import { type Database, openDatabase } from './db/database.ts';
 import type { PlatformContext } from './http/context.ts';
 import { buildServer } from './http/server.ts';
 import { openMarketStore } from './market/market-store.ts';
+import { PlatformMetrics } from './operations/platform-metrics.ts';
 import { RegistryStore } from './registry/registry-store.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
 import { CatalogRepository } from './repositories/catalog.ts';
@@ -53,6 +54,8 @@ export interface RunningPlatform {
   app: FastifyInstance;
   /** The in-process scenario worker (absent with HINDSIGHT_WORKERS=0). */
   worker?: ScenarioWorker;
+  /** What GET /metrics serves (absent with HINDSIGHT_METRICS=off). */
+  metrics?: PlatformMetrics;
   ctx: PlatformContext;
   database: Database;
   url: string;
@@ -142,11 +145,16 @@ export async function startPlatform(
   const { database, ctx } = await openPlatform(settings, options);
   let app: FastifyInstance | undefined;
   let worker: ScenarioWorker | undefined;
+  let metrics: PlatformMetrics | undefined;
   try {
     await seedCatalog(ctx, options.sampleDir ?? DEFAULT_SAMPLE_DIR);
     const signIn = await ensureSignIn(ctx, settings);
     await ctx.registry.purgeStaleUploads();
-    app = await buildServer(ctx, { logLevel: options.logLevel ?? 'info' });
+    metrics = settings.metrics ? new PlatformMetrics(ctx.db, ctx.version, () => worker) : undefined;
+    app = await buildServer(ctx, {
+      logLevel: options.logLevel ?? 'info',
+      operations: { workerExpected: settings.runner.workers > 0, worker: () => worker, metrics },
+    });
     const log = app.log;
     ctx.registry.onImageReady = (versionId) => {
       autoRunVersion(ctx, versionId, log).catch((error: Error) =>
@@ -167,6 +175,7 @@ export async function startPlatform(
         log: log.child({ part: 'worker' }),
         embedded: database.backend === 'pglite',
         ...(options.runLimits && { limits: options.runLimits }),
+        ...(metrics && { telemetry: metrics }),
       });
     }
     // A process without a worker of its own fails lapsed leases itself (a worker's claim loop does it
@@ -177,9 +186,10 @@ export async function startPlatform(
           () => {
             ctx.scenarios
               .failAbandoned()
-              .then(
-                (ids) => ids.length > 0 && log.warn({ scenarios: ids }, 'failed scenarios of a lost worker'),
-              )
+              .then((ids) => {
+                metrics?.scenariosAbandoned(ids.length);
+                if (ids.length > 0) log.warn({ scenarios: ids }, 'failed scenarios of a lost worker');
+              })
               .catch((error: Error) => log.warn({ err: error }, 'lease check failed'));
           },
           Math.max(500, (settings.runner.leaseSeconds * 1000) / 2),
@@ -190,6 +200,7 @@ export async function startPlatform(
     return {
       app: running,
       ...(runningWorker && { worker: runningWorker }),
+      ...(metrics && { metrics }),
       ctx,
       database,
       url,

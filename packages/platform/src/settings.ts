@@ -13,6 +13,8 @@ export interface PlatformSettings {
   databaseUrl: string | undefined;
   secret: string | undefined;
   admin: { email: string; password: string } | undefined;
+  /** Whether `GET /metrics` is served (docs/operating.md, "Health and metrics"). */
+  metrics: boolean;
   runner: RunnerSettings;
 }
 
@@ -68,6 +70,7 @@ export const settingVariables = {
   strategyCpus: 'HINDSIGHT_STRATEGY_CPUS',
   strategyScratch: 'HINDSIGHT_STRATEGY_SCRATCH',
   sandbox: 'HINDSIGHT_SANDBOX',
+  metrics: 'HINDSIGHT_METRICS',
 } as const;
 
 export type SettingInput = Partial<Record<keyof typeof settingVariables, string>>;
@@ -192,6 +195,7 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     SANDBOX_SETTINGS,
     (text) => `"${text}" is not a sandbox; use bubblewrap, or none to run trusted strategies unsandboxed.`,
   );
+  const metrics = choice('metrics', ['on', 'off'], (text) => `"${text}" must be on or off.`);
   const runner: RunnerSettings = {
     workers: whole('workers', 2, 0, 256),
     executor,
@@ -217,6 +221,7 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     databaseUrl,
     secret,
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
+    metrics: metrics === 'on',
   };
 }
 

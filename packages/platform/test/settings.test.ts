@@ -82,6 +82,7 @@ describe('platform settings', () => {
     ['HINDSIGHT_STRATEGY_CPUS', { HINDSIGHT_STRATEGY_CPUS: '0' }],
     ['HINDSIGHT_STRATEGY_CPUS', { HINDSIGHT_STRATEGY_CPUS: 'one' }],
     ['HINDSIGHT_SANDBOX', { HINDSIGHT_SANDBOX: 'off' }],
+    ['HINDSIGHT_METRICS', { HINDSIGHT_METRICS: 'no' }],
   ];
   for (const [variable, env] of invalid) {
     it(`stops on an invalid ${variable} (${JSON.stringify(env)}) with a message naming it`, () => {

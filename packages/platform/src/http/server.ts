@@ -7,12 +7,15 @@ import {
   serializerCompiler,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { PlatformMetrics } from '../operations/platform-metrics.ts';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { appApiRoutes } from '../routes/app-api/index.ts';
 import { authRoutes } from '../routes/auth.ts';
 import { catalogRoutes } from '../routes/catalog.ts';
 import { configurationRoutes } from '../routes/configurations.ts';
 import { eventRoutes } from '../routes/events.ts';
+import { type HealthSources, healthRoutes } from '../routes/health.ts';
+import { metricsRoutes } from '../routes/metrics.ts';
 import { registryRoutes } from '../routes/registry.ts';
 import { scenarioRoutes } from '../routes/scenarios.ts';
 import { strategyRoutes } from '../routes/strategies.ts';
@@ -46,6 +49,12 @@ const documentServiceUnavailable: typeof jsonSchemaTransform = (input) => {
 
 export interface ServerOptions {
   logLevel?: string;
+  /** What /readyz knows of this process's worker, and the metrics /metrics serves (absent: none). */
+  operations?: {
+    workerExpected: boolean;
+    worker: HealthSources['worker'];
+    metrics?: PlatformMetrics | undefined;
+  };
 }
 
 /** Builds the management API: one plugin per resource, sharing auth, errors and schemas. */
@@ -135,6 +144,13 @@ export async function buildServer(
     },
     () => app.swagger() as unknown as { openapi: string; info: { title: string; version: string } },
   );
+  const operations = options.operations;
+  await healthRoutes(app, {
+    db: ctx.db,
+    workerExpected: operations?.workerExpected ?? false,
+    worker: operations?.worker ?? (() => undefined),
+  });
+  if (operations?.metrics) await metricsRoutes(app, { metrics: operations.metrics });
   await webAppRoutes(app, { version: ctx.version });
   return app;
 }

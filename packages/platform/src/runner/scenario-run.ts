@@ -30,6 +30,7 @@ import type { Scenario, ScenarioManifest, ScenarioRepository } from '../reposito
 import { dataFingerprint } from './data-fingerprint.ts';
 import { OutputCapture } from './output-capture.ts';
 import { strategyEnvironment } from './run-environment.ts';
+import type { RunReport } from './run-telemetry.ts';
 
 /** Timeouts and bounds of one run (docs/scenarios.md lists them with their settings). */
 export interface RunLimits {
@@ -96,7 +97,8 @@ const describeExit = (exit: StrategyExit) =>
  * Runs one claimed (PENDING) scenario to its end and records the end: COMPLETE with its result files,
  * or FAILED with `errorType` and a message that says what happened. When `signal` aborts (the scenario
  * was cancelled or deleted, or the worker lost its lease or is shutting down) the strategy and the
- * simulation are stopped and the row, already changed by whoever aborted, is left as it is.
+ * simulation are stopped and the row, already changed by whoever aborted, is left as it is. Answers
+ * what it recorded (for the worker's metrics).
  */
 export async function runScenario(
   deps: RunDependencies,
@@ -104,9 +106,11 @@ export async function runScenario(
   workerId: string,
   signal: AbortSignal,
   progress: RunProgressProbe = {},
-): Promise<void> {
-  const { limits, log } = deps;
+): Promise<RunReport> {
+  const { limits } = deps;
   const id = scenario.scenarioId;
+  // Every line about this run carries its scenario id, its gateway's lines included.
+  const log = deps.log.child({ scenarioId: id });
   const stdout = new OutputCapture(limits.logHeadBytes, limits.logTailBytes);
   const stderr = new OutputCapture(limits.logHeadBytes, limits.logTailBytes);
   let prepared: PreparedRun | undefined;
@@ -119,6 +123,9 @@ export async function runScenario(
   // Where the worker's time goes, phase by phase (logged at the end: the platform's overhead per run).
   const phases: Record<string, number> = {};
   let last = performance.now();
+  // From RUNNING to the end, for the run-duration metric.
+  let runningSince: number | undefined;
+  const stopped = (): RunReport => ({ outcome: 'stopped', ...sinceRunning(runningSince) });
   const mark = (phase: string) => {
     const now = performance.now();
     phases[phase] = Math.round(now - last);
@@ -141,7 +148,7 @@ export async function runScenario(
       signal,
     });
     mark('prepared');
-    if (signal.aborted) return;
+    if (signal.aborted) return stopped();
 
     let connected!: () => void;
     const connection = new Promise<'connected'>((resolve) => {
@@ -158,7 +165,7 @@ export async function runScenario(
     gateway = await startGateway(gatewaySettings(prepared.gatewayBindHost, apiKey, limits), {
       provider,
       writeResults: false,
-      logDestination: gatewayLog(log.child({ scenarioId: id, part: 'gateway' })),
+      logDestination: gatewayLog(log.child({ part: 'gateway' })),
     });
     mark('gateway');
     const port = Number(new URL(gateway.url).port);
@@ -182,7 +189,7 @@ export async function runScenario(
       sleep(limits.connectTimeoutMs),
       abortedPromise(signal),
     ]);
-    if (first === 'aborted') return;
+    if (first === 'aborted') return stopped();
     if (first === 'timeout') {
       throw new RunFailure(
         'strategy',
@@ -191,12 +198,13 @@ export async function runScenario(
     }
     if (first !== 'connected') throw strategyExitFailure(first, 'before connecting to its gateway', stderr);
     mark('connected');
-    if (!(await deps.scenarios.markRunning(id, workerId))) return;
+    if (!(await deps.scenarios.markRunning(id, workerId))) return stopped();
+    runningSince = performance.now();
     progress.simulatedTime = () => provider.now;
 
     const done = gateway.done.then((end) => ({ end }));
     const second = await Promise.race([done, exited, abortedPromise(signal)]);
-    if (second === 'aborted') return;
+    if (second === 'aborted') return stopped();
     let end: RunEnd | undefined;
     if ('end' in second) end = second.end;
     else {
@@ -219,25 +227,30 @@ export async function runScenario(
     await Promise.race([exited, sleep(limits.exitGraceMs)]);
     mark('exited');
   } catch (error) {
-    if (signal.aborted) return;
+    if (signal.aborted) return stopped();
     outcome = { kind: 'failed', failure: asRunFailure(error) };
   } finally {
     await strategy?.stop(limits.stopGraceMs).catch(() => undefined);
     await gateway?.close().catch(() => undefined);
-    await prepared
-      ?.release()
-      .catch((error: Error) => log.warn({ scenarioId: id, err: error }, 'release failed'));
-    await saveLogs(deps, id, stdout, stderr);
+    await prepared?.release().catch((error: Error) => log.warn({ err: error }, 'release failed'));
+    await saveLogs(deps, id, log, stdout, stderr);
     mark('cleaned');
   }
+  let report: RunReport = { outcome: 'stopped' };
   if (outcome?.kind === 'complete') {
-    await recordCompletion(deps, scenario, workerId, outcome.end, outcome.simulatedAt);
+    report = await recordCompletion(deps, scenario, workerId, outcome.end, outcome.simulatedAt);
   } else if (outcome?.kind === 'failed') {
-    await deps.scenarios.fail(id, workerId, outcome.failure.errorType, outcome.failure.message);
+    const { errorType, message } = outcome.failure;
+    if (await deps.scenarios.fail(id, workerId, errorType, message))
+      report = { outcome: 'failed', errorType };
   }
   mark('recorded');
-  log.info({ scenarioId: id, outcome: outcome?.kind ?? 'stopped', phasesMs: phases }, 'scenario run ended');
+  log.info({ outcome: outcome?.kind ?? 'stopped', phasesMs: phases }, 'scenario run ended');
+  return { ...report, ...sinceRunning(runningSince) };
 }
+
+const sinceRunning = (since: number | undefined) =>
+  since === undefined ? {} : { runningSeconds: (performance.now() - since) / 1000 };
 
 /** The simulation's view of the scenario and the manifest that pins it; refusals are platform faults. */
 async function resolveRun(
@@ -308,18 +321,18 @@ async function recordCompletion(
   workerId: string,
   end: RunEnd,
   simulatedAt: number,
-) {
+): Promise<RunReport> {
   const files = end.files;
   if (!files) {
-    await deps.scenarios.fail(
+    const failed = await deps.scenarios.fail(
       scenario.scenarioId,
       workerId,
       'platform',
       'the run ended without result files',
     );
-    return;
+    return failed ? { outcome: 'failed', errorType: 'platform' } : { outcome: 'stopped' };
   }
-  await deps.scenarios.complete(
+  const completed = await deps.scenarios.complete(
     scenario.scenarioId,
     workerId,
     await compressResultFiles(files),
@@ -327,14 +340,21 @@ async function recordCompletion(
     new Date(),
     new Date(simulatedAt),
   );
+  return completed ? { outcome: 'complete' } : { outcome: 'stopped' };
 }
 
-async function saveLogs(deps: RunDependencies, id: string, stdout: OutputCapture, stderr: OutputCapture) {
+async function saveLogs(
+  deps: RunDependencies,
+  id: string,
+  log: FastifyBaseLogger,
+  stdout: OutputCapture,
+  stderr: OutputCapture,
+) {
   try {
     await deps.scenarios.saveLog(id, 'stdout', stdout.contents(), stdout.totalBytes);
     await deps.scenarios.saveLog(id, 'stderr', stderr.contents(), stderr.totalBytes);
   } catch (error) {
-    deps.log.warn({ scenarioId: id, err: error }, 'could not store the strategy output');
+    log.warn({ err: error }, 'could not store the strategy output');
   }
 }
 

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createExecutor } from '../executors/create-executor.ts';
 import type { PlatformContext } from '../http/context.ts';
 import type { RunnerSettings } from '../settings.ts';
+import type { RunTelemetry } from './run-telemetry.ts';
 import type { RunLimits } from './scenario-run.ts';
 import { ScenarioWorker } from './worker.ts';
 
@@ -32,6 +33,8 @@ export interface WorkerSetup {
   /** Scenarios run at once (default: `runner.workers`). */
   concurrency?: number;
   limits?: Partial<RunLimits>;
+  /** Counts this worker's runs (the platform's /metrics). */
+  telemetry?: RunTelemetry;
 }
 
 /**
@@ -93,6 +96,7 @@ export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
       leaseMs: runner.leaseSeconds * 1000,
       pollMs: 1000,
       failClaimedAtStart: setup.embedded,
+      ...(setup.telemetry && { telemetry: setup.telemetry }),
     },
     ctx.signals,
   );

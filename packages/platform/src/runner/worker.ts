@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ScenarioRepository } from '../repositories/scenarios.ts';
+import type { RunReport, RunTelemetry } from './run-telemetry.ts';
 import type { RunDependencies, RunProgressProbe } from './scenario-run.ts';
 import { runScenario } from './scenario-run.ts';
 import type { ScenarioSignals } from './scenario-signals.ts';
@@ -14,6 +15,8 @@ export interface WorkerOptions {
   pollMs: number;
   /** Embedded store: fail every claimed scenario at start (no other process can be running them). */
   failClaimedAtStart?: boolean;
+  /** Told of each claim, each run's end and each abandoned scenario failed (the platform's metrics). */
+  telemetry?: RunTelemetry;
 }
 
 /**
@@ -29,7 +32,7 @@ export class ScenarioWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly running = new Map<
     string,
-    { abort: AbortController; done: Promise<void>; progress: RunProgressProbe }
+    { abort: AbortController; done: Promise<RunReport>; progress: RunProgressProbe }
   >();
   /** When the lease this worker last wrote for each of its runs lapses (epoch ms). */
   private readonly leaseEnds = new Map<string, number>();
@@ -69,6 +72,7 @@ export class ScenarioWorker {
   async start(): Promise<void> {
     if (this.options.failClaimedAtStart) {
       const failed = await this.scenarios.failAbandoned(new Date(), true);
+      this.options.telemetry?.scenariosAbandoned(failed.length);
       if (failed.length > 0)
         this.deps.log.warn({ scenarios: failed }, 'failed scenarios left running by the last run');
     }
@@ -102,18 +106,26 @@ export class ScenarioWorker {
           // Renew first: after an outage longer than a lease, this worker's own runs are not lost
           // unless another worker or API process failed them before this worker got through.
           await this.renew();
-          await this.scenarios.failAbandoned();
+          const abandoned = await this.scenarios.failAbandoned();
+          this.options.telemetry?.scenariosAbandoned(abandoned.length);
           const scenario = await this.scenarios.claim(this.id, this.options.leaseMs);
           if (scenario) {
             claimed = true;
+            this.options.telemetry?.runStarted(scenario);
             const id = scenario.scenarioId;
             const abort = new AbortController();
             const progress: RunProgressProbe = {};
             this.leaseEnds.set(id, Date.now() + this.options.leaseMs);
             const done = runScenario(this.runDeps, scenario, this.id, abort.signal, progress)
-              .catch((error: Error) =>
-                this.deps.log.error({ scenarioId: id, err: error }, 'scenario run failed'),
-              )
+              .catch((error: Error): RunReport => {
+                this.deps.log.error({ scenarioId: id, err: error }, 'scenario run failed');
+                return { outcome: 'stopped' };
+              })
+              .then((report) => {
+                // A run stopped by `stop()` is counted there, as the failure it records.
+                if (!(report.outcome === 'stopped' && this.stopped)) this.options.telemetry?.runEnded(report);
+                return report;
+              })
               .finally(() => {
                 this.running.delete(id);
                 this.leaseEnds.delete(id);
@@ -194,6 +206,11 @@ export class ScenarioWorker {
     return this.deps.executor.isolation;
   }
 
+  /** Claiming: started and not stopped (the platform's readiness). */
+  get claiming(): boolean {
+    return this.loop !== undefined && !this.stopped;
+  }
+
   /** Scenarios this worker is running now. */
   get active(): number {
     return this.running.size;
@@ -214,11 +231,16 @@ export class ScenarioWorker {
     await this.loop;
     const runs = [...this.running.entries()];
     for (const [, run] of runs) run.abort.abort();
-    await Promise.all(runs.map(([, run]) => run.done));
-    for (const [id] of runs) {
-      await this.scenarios
+    const reports = await Promise.all(runs.map(([, run]) => run.done));
+    for (const [index, [id]] of runs.entries()) {
+      const report = reports[index];
+      if (report?.outcome !== 'stopped') continue;
+      const failed = await this.scenarios
         .fail(id, this.id, 'platform', 'the worker running this scenario was shut down before the run ended')
         .catch(() => false);
+      this.options.telemetry?.runEnded(
+        failed ? { ...report, outcome: 'failed', errorType: 'platform' } : report,
+      );
     }
     await this.deps.executor.close();
   }
