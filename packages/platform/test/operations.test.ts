@@ -13,9 +13,12 @@ import { type Account, startTestPlatform, type TestPlatform } from './support/te
 const window = { startTime: '2024-01-02T00:00:00Z', endTime: '2024-01-02T12:00:00Z' };
 const btc = [{ instrument: 'C:BTCUSD', events: ['candle_1m', 'order_update'] }];
 const TERMINAL = new Set(['COMPLETE', 'FAILED', 'CANCELLED']);
-/** Connects (so the run is RUNNING), then exits before the backtest ends: a strategy failure. */
+/**
+ * Connects (so the run is RUNNING), then exits before the backtest ends: a strategy failure. At once,
+ * without closing its socket (a clean close waits out the websockets library's close timeout).
+ */
 const EXITS_AFTER_CONNECTING = connectedPython(`    await asyncio.sleep(0.3)
-    raise SystemExit(3)`);
+    os._exit(3)`);
 
 interface Sample {
   name: string;
