@@ -106,10 +106,10 @@ for (const backend of storageBackends().slice(0, 1)) {
     it('answers /livez and /readyz, outside /v1 and the OpenAPI document, without credentials', async () => {
       const live = await get('/livez');
       assert.equal(live.status, 200);
-      assert.deepEqual(await live.json(), { status: 'live' });
+      assert.deepEqual(await live.json(), { status: 'ok' });
       const ready = await get('/readyz');
       assert.equal(ready.status, 200);
-      assert.deepEqual(await ready.json(), { status: 'ready', checks: { database: 'ok', worker: 'ok' } });
+      assert.deepEqual(await ready.json(), { ready: true, checks: { database: 'ok', worker: 'ok' } });
       const document = (await (await get('/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
       for (const path of ['/livez', '/readyz', '/metrics']) assert.ok(!(path in document.paths), path);
     });
@@ -123,7 +123,7 @@ for (const backend of storageBackends().slice(0, 1)) {
         assert.equal((await bare.inject({ url: '/metrics' })).statusCode, 404);
         const ready = await bare.inject({ url: '/readyz' });
         assert.equal(ready.statusCode, 200);
-        assert.deepEqual(ready.json(), { status: 'ready', checks: { database: 'ok' } });
+        assert.deepEqual(ready.json(), { ready: true, checks: { database: 'ok' } });
       } finally {
         await bare.close();
       }
@@ -213,7 +213,7 @@ for (const backend of storageBackends().slice(0, 1)) {
       const noWorker = await get('/readyz');
       assert.equal(noWorker.status, 503);
       assert.deepEqual(await noWorker.json(), {
-        status: 'not ready',
+        ready: false,
         checks: { database: 'ok', worker: 'stopped' },
       });
 

@@ -6,6 +6,7 @@ import { databaseProblem } from '../operations/database-check.ts';
  * Probes for supervisors and load balancers (docs/operating.md, "Health and metrics"): outside /v1,
  * public, and left out of the OpenAPI document, which describes the management API only.
  *
+ * The shapes follow the gateway's probes (`/livez` `{status: "ok"}`, `/readyz` `{ready, ...}`).
  * `/livez` answers while the process serves requests and asks nothing of its dependencies, so that a
  * database outage never gets every API process restarted. `/readyz` says whether this process can do
  * its work now: the database answers and, in a process that runs a worker, that worker is claiming.
@@ -25,7 +26,7 @@ const probe = { config: { auth: 'public' as const }, schema: { hide: true } };
 
 export async function healthRoutes(app: FastifyInstance, sources: HealthSources) {
   app.get('/livez', probe, (_request, reply) =>
-    reply.header('cache-control', 'no-store').send({ status: 'live' }),
+    reply.header('cache-control', 'no-store').send({ status: 'ok' }),
   );
 
   app.get('/readyz', probe, async (_request, reply) => {
@@ -39,6 +40,6 @@ export async function healthRoutes(app: FastifyInstance, sources: HealthSources)
     return reply
       .code(ready ? 200 : 503)
       .header('cache-control', 'no-store')
-      .send({ status: ready ? 'ready' : 'not ready', checks });
+      .send({ ready, checks });
   });
 }
