@@ -16,6 +16,16 @@ api.use({
     if (response.status === 401 && readSession()) clearSession();
     return response;
   },
+  onError({ error }) {
+    // A network failure (platform down, connection lost) would reject the call, and every page reads
+    // `{data, error}` without a try: answer it like an API error instead, so pages show the message.
+    // An aborted request stays a rejection; whoever aborted it expects that.
+    if (error instanceof DOMException && error.name === 'AbortError') return error;
+    return Response.json(
+      { error: { code: 'NETWORK', message: 'Could not reach the platform.' } } satisfies ApiErrorBody,
+      { status: 503 },
+    );
+  },
 });
 
 /** Every API error is `{error: {code, message, details?}}`. */
