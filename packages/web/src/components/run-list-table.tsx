@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import type { RunSummary } from '../api/internal.ts';
 import { formatInstant } from '../format.ts';
+import { ConfirmButton } from './confirm-button.tsx';
 import { cancelRun, deleteRun } from './run-api.ts';
 import { isTerminal, RunProgressBar, RunStateBadge } from './run-state.tsx';
 
@@ -20,7 +21,6 @@ export function RunListTable({
   onToggle: (scenarioId: string) => void;
   onChanged: () => Promise<void>;
 }) {
-  const [confirming, setConfirming] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -33,7 +33,6 @@ export function RunListTable({
       setError(outcome.message);
       return;
     }
-    setConfirming(null);
     await onChanged();
   };
 
@@ -121,44 +120,26 @@ export function RunListTable({
                   <td className="runs-date">{formatInstant(run.createdAt)}</td>
                   <td className="runs-date">{formatInstant(run.finishedAt)}</td>
                   <td className="actions">
-                    {confirming === run.scenarioId ? (
-                      <span className="confirm">
-                        <span>Delete run {short} and its results?</span>
-                        <button
-                          type="button"
-                          className="danger"
-                          disabled={busy === run.scenarioId}
-                          onClick={() => void act(run, deleteRun)}
-                        >
-                          Yes, delete
-                        </button>
-                        <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                          Keep it
-                        </button>
-                      </span>
-                    ) : (
-                      <span className="confirm">
-                        {!isTerminal(run.state) && (
-                          <button
-                            type="button"
-                            className="secondary"
-                            disabled={busy === run.scenarioId}
-                            aria-label={`Cancel run ${short}`}
-                            onClick={() => void act(run, cancelRun)}
-                          >
-                            Cancel
-                          </button>
-                        )}
+                    <ConfirmButton
+                      label="Delete"
+                      ariaLabel={`Delete run ${short}`}
+                      question={`Delete run ${short} and its results?`}
+                      confirmLabel="Yes, delete"
+                      cancelLabel="Keep it"
+                      onConfirm={() => act(run, deleteRun)}
+                    >
+                      {!isTerminal(run.state) && (
                         <button
                           type="button"
                           className="secondary"
-                          aria-label={`Delete run ${short}`}
-                          onClick={() => setConfirming(run.scenarioId)}
+                          disabled={busy === run.scenarioId}
+                          aria-label={`Cancel run ${short}`}
+                          onClick={() => void act(run, cancelRun)}
                         >
-                          Delete
+                          Cancel
                         </button>
-                      </span>
-                    )}
+                      )}
+                    </ConfirmButton>
                   </td>
                 </tr>
               );

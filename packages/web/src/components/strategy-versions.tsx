@@ -9,6 +9,7 @@ import { Link } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
 import { formatInstant } from '../format.ts';
+import { ConfirmButton } from './confirm-button.tsx';
 import { ImageStatusBadge } from './strategy-badges.tsx';
 import { repositoryUrlOf, StrategyPushCommands } from './strategy-push-commands.tsx';
 
@@ -30,7 +31,6 @@ const nameOf = (version: Version): string => version.label ?? version.versionId.
 
 export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
   const [open, setOpen] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const openVersion = versions.find((v) => v.versionId === open && v.imageStatus === 'awaiting_push');
 
@@ -42,7 +42,6 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
         params: { path: { strategy_id: strategyId, version_id: version.versionId } },
       },
     );
-    setConfirming(null);
     if (!data) {
       setError(errorMessage(failure, `Could not evict the image of ${nameOf(version)}.`));
       return;
@@ -100,18 +99,14 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
                     {formatInstant(version.createdAt)}
                   </td>
                   <td className="actions">
-                    {confirming === version.versionId ? (
-                      <span className="confirm">
-                        <span>Delete the image of {name} for good? The version can never run again.</span>
-                        <button type="button" className="danger" onClick={() => evict(version)}>
-                          Yes, evict
-                        </button>
-                        <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <span className="confirm">
+                    {version.imageStatus !== 'evicted' && (
+                      <ConfirmButton
+                        label="Evict image"
+                        ariaLabel={`Evict image of ${name}`}
+                        question={`Delete the image of ${name} for good? The version can never run again.`}
+                        confirmLabel="Yes, evict"
+                        onConfirm={() => evict(version)}
+                      >
                         {version.imageStatus === 'ready' && (
                           <Link
                             to={`/runs?strategyId=${encodeURIComponent(strategyId)}&versionId=${encodeURIComponent(version.versionId)}`}
@@ -132,17 +127,7 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
                             Push commands
                           </button>
                         )}
-                        {version.imageStatus !== 'evicted' && (
-                          <button
-                            type="button"
-                            className="secondary"
-                            aria-label={`Evict image of ${name}`}
-                            onClick={() => setConfirming(version.versionId)}
-                          >
-                            Evict image
-                          </button>
-                        )}
-                      </span>
+                      </ConfirmButton>
                     )}
                   </td>
                 </tr>

@@ -1,7 +1,9 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
+import { formatInstant } from '../format.ts';
 
 type ApiKey = components['schemas']['ApiKey'];
 type CreatedApiKey = components['schemas']['CreatedApiKey'];
@@ -123,7 +125,6 @@ function NewKey({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () 
 }
 
 function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => Promise<void> }) {
-  const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const revoke = async (prefix: string) => {
@@ -135,7 +136,6 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => Promis
       setError(errorMessage(failure, 'Could not revoke the key.'));
       return;
     }
-    setConfirming(null);
     await onRevoked();
   };
 
@@ -166,29 +166,16 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => Promis
                   <code>{key.prefix}</code>
                 </td>
                 <td>{key.name}</td>
-                <td>{formatTime(key.createdAt)}</td>
-                <td>{key.lastUsedAt ? formatTime(key.lastUsedAt) : 'Never'}</td>
+                <td>{formatInstant(key.createdAt)}</td>
+                <td>{key.lastUsedAt ? formatInstant(key.lastUsedAt) : 'Never'}</td>
                 <td className="actions">
-                  {confirming === key.prefix ? (
-                    <span className="confirm">
-                      <span>Revoke {key.prefix}?</span>
-                      <button type="button" className="danger" onClick={() => revoke(key.prefix)}>
-                        Yes, revoke
-                      </button>
-                      <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </span>
-                  ) : (
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={`Revoke key ${key.prefix} (${key.name})`}
-                      onClick={() => setConfirming(key.prefix)}
-                    >
-                      Revoke
-                    </button>
-                  )}
+                  <ConfirmButton
+                    label="Revoke"
+                    ariaLabel={`Revoke key ${key.prefix} (${key.name})`}
+                    question={`Revoke ${key.prefix}?`}
+                    confirmLabel="Yes, revoke"
+                    onConfirm={() => revoke(key.prefix)}
+                  />
                 </td>
               </tr>
             ))}
@@ -197,9 +184,4 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => Promis
       </div>
     </>
   );
-}
-
-/** UTC, to the minute: the API's timestamps are UTC and so is everything else users compare them with. */
-function formatTime(iso: string): string {
-  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }

@@ -26,6 +26,7 @@ import {
   type Instrument,
   type Market,
 } from '../components/config-subscriptions.tsx';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { FieldError, fieldProps } from '../components/field-error.tsx';
 import { formatInstant } from '../format.ts';
 import './strategies.css';
@@ -54,7 +55,6 @@ export function ConfigurationEditorPage() {
   const [issues, setIssues] = useState<PlacedIssues>(noIssues);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [confirmingDelete, setConfirmingDelete] = useState(false);
 
   // The page stays mounted from /new to the saved configuration and from one to its clone: each arrival
   // brings its own notice.
@@ -74,7 +74,6 @@ export function ConfigurationEditorPage() {
     let live = true;
     setForm(null);
     setIssues(noIssues);
-    setConfirmingDelete(false);
     void (async () => {
       const [instruments, markets, events, config] = await Promise.all([
         api.GET('/v1/instruments'),
@@ -201,7 +200,6 @@ export function ConfigurationEditorPage() {
     const { error, response } = await api.DELETE('/v1/configurations/{config_id}', {
       params: { path: { config_id: configId } },
     });
-    setConfirmingDelete(false);
     if (!response.ok) {
       setIssues({ ...noIssues, general: [errorMessage(error, 'Could not delete the configuration.')] });
       return;
@@ -235,21 +233,14 @@ export function ConfigurationEditorPage() {
           <button type="button" className="secondary" onClick={clone}>
             Clone
           </button>
-          {confirmingDelete ? (
-            <span className="confirm">
-              <span>Delete this configuration for good?</span>
-              <button type="button" className="danger" onClick={remove}>
-                Yes, delete
-              </button>
-              <button type="button" className="secondary" onClick={() => setConfirmingDelete(false)}>
-                Cancel
-              </button>
-            </span>
-          ) : (
-            <button type="button" className="secondary" onClick={() => setConfirmingDelete(true)}>
-              Delete
-            </button>
-          )}
+          {/* Keyed: a question asked about one configuration must not stay open on its clone. */}
+          <ConfirmButton
+            key={configId}
+            label="Delete"
+            question="Delete this configuration for good?"
+            confirmLabel="Yes, delete"
+            onConfirm={remove}
+          />
         </div>
       )}
       <form className="config-form" noValidate onSubmit={save}>

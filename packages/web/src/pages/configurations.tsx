@@ -7,6 +7,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { formatInstant } from '../format.ts';
 import './strategies.css';
 
@@ -66,19 +67,18 @@ export function ConfigurationsPage() {
     });
   };
 
-  const remove = async (config: Configuration): Promise<boolean> => {
+  const remove = async (config: Configuration) => {
     setNotice(null);
     const { error: failure, response } = await api.DELETE('/v1/configurations/{config_id}', {
       params: { path: { config_id: config.configId } },
     });
     if (!response.ok) {
       setError(errorMessage(failure, `Could not delete “${config.name}”.`));
-      return false;
+      return;
     }
     setError(null);
     setNotice(`Configuration “${config.name}” deleted.`);
     setConfigs((shown) => shown?.filter((c) => c.configId !== config.configId) ?? null);
-    return true;
   };
 
   return (
@@ -154,11 +154,10 @@ export function ConfigurationsPage() {
 interface RowProps {
   config: Configuration;
   onClone: (config: Configuration) => Promise<void>;
-  onDelete: (config: Configuration) => Promise<boolean>;
+  onDelete: (config: Configuration) => Promise<void>;
 }
 
 function ConfigRow({ config, onClone, onDelete }: RowProps) {
-  const [confirming, setConfirming] = useState(false);
   const instruments = config.subscriptions.map((s) => s.instrument);
   return (
     <tr>
@@ -178,45 +177,25 @@ function ConfigRow({ config, onClone, onDelete }: RowProps) {
         {formatInstant(config.createdAt)}
       </td>
       <td className="actions">
-        {confirming ? (
-          <span className="confirm">
-            <span>Delete “{config.name}”?</span>
-            <button
-              type="button"
-              className="danger"
-              onClick={async () => {
-                if (!(await onDelete(config))) setConfirming(false);
-              }}
-            >
-              Yes, delete
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </span>
-        ) : (
-          <span className="confirm">
-            <Link to={`/configurations/${config.configId}`} aria-label={`Edit ${config.name}`}>
-              Edit
-            </Link>
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Clone ${config.name}`}
-              onClick={() => onClone(config)}
-            >
-              Clone
-            </button>
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Delete ${config.name}`}
-              onClick={() => setConfirming(true)}
-            >
-              Delete
-            </button>
-          </span>
-        )}
+        <ConfirmButton
+          label="Delete"
+          ariaLabel={`Delete ${config.name}`}
+          question={`Delete “${config.name}”?`}
+          confirmLabel="Yes, delete"
+          onConfirm={() => onDelete(config)}
+        >
+          <Link to={`/configurations/${config.configId}`} aria-label={`Edit ${config.name}`}>
+            Edit
+          </Link>
+          <button
+            type="button"
+            className="secondary"
+            aria-label={`Clone ${config.name}`}
+            onClick={() => onClone(config)}
+          >
+            Clone
+          </button>
+        </ConfirmButton>
       </td>
     </tr>
   );

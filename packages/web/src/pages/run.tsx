@@ -11,6 +11,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import { type Candles, internal, type RunSummary, type Timeseries, type TradeLot } from '../api/internal.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { cancelRun, deleteRun } from '../components/run-api.ts';
 import { RunDownloads } from '../components/run-downloads.tsx';
 import { RunEquityChart } from '../components/run-equity-chart.tsx';
@@ -287,7 +288,6 @@ function RunHeader({
   onDeleted: () => void;
   onChanged: () => Promise<void>;
 }) {
-  const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const short = summary.scenarioId.slice(0, 8);
@@ -301,10 +301,8 @@ function RunHeader({
     await onChanged();
   };
   const remove = async () => {
-    setBusy(true);
     setError(null);
     const outcome = await deleteRun(summary.strategyId, summary.scenarioId);
-    setBusy(false);
     if (outcome.ok) onDeleted();
     else setError(outcome.message);
   };
@@ -364,21 +362,13 @@ function RunHeader({
             Cancel run
           </button>
         )}
-        {confirming ? (
-          <span className="confirm">
-            <span>Delete this run and its results?</span>
-            <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
-              Yes, delete
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </span>
-        ) : (
-          <button type="button" className="secondary" onClick={() => setConfirming(true)}>
-            Delete run
-          </button>
-        )}
+        <ConfirmButton
+          label="Delete run"
+          question="Delete this run and its results?"
+          confirmLabel="Yes, delete"
+          cancelLabel="Keep it"
+          onConfirm={remove}
+        />
       </div>
       {error && (
         <p className="error" role="alert">

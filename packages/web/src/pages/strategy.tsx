@@ -8,6 +8,7 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { StrategyStatus } from '../components/strategy-badges.tsx';
 import {
   type CreatedVersion,
@@ -189,7 +190,6 @@ function StrategyDetails({
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
-  const [confirming, setConfirming] = useState(false);
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -214,7 +214,6 @@ function StrategyDetails({
     const { error: failure, response } = await api.DELETE('/v1/strategies/{strategy_id}', {
       params: { path: { strategy_id: strategy.strategyId } },
     });
-    setConfirming(false);
     if (!response.ok) {
       setError(errorMessage(failure, 'Could not archive the strategy.'));
       return;
@@ -242,21 +241,12 @@ function StrategyDetails({
         <button type="submit" disabled={busy}>
           Save changes
         </button>
-        {confirming ? (
-          <span className="confirm">
-            <span>Archive this strategy? It becomes read-only for good.</span>
-            <button type="button" className="danger" onClick={archive}>
-              Yes, archive
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </span>
-        ) : (
-          <button type="button" className="secondary" onClick={() => setConfirming(true)}>
-            Archive
-          </button>
-        )}
+        <ConfirmButton
+          label="Archive"
+          question="Archive this strategy? It becomes read-only for good."
+          confirmLabel="Yes, archive"
+          onConfirm={archive}
+        />
       </div>
       {saved && <p role="status">Saved.</p>}
       {error && (
