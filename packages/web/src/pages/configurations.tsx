@@ -8,6 +8,7 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
+import { type PageResult, useCursorList } from '../components/cursor-list.ts';
 import { formatInstant } from '../format.ts';
 import './strategies.css';
 
@@ -18,16 +19,13 @@ const PAGE_SIZE = 50;
 export function ConfigurationsPage() {
   const location = useLocation();
   const navigate = useNavigate();
-  const [configs, setConfigs] = useState<Configuration[] | null>(null);
-  const [cursor, setCursor] = useState<string | undefined>();
   const [activeOnly, setActiveOnly] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(
     (location.state as { notice?: string } | null)?.notice ?? null,
   );
 
-  const load = useCallback(
-    async (after?: string) => {
+  const fetchPage = useCallback(
+    async (after?: string): Promise<PageResult<Configuration>> => {
       const { data, error: failure } = await api.GET('/v1/configurations', {
         params: {
           query: {
@@ -37,21 +35,24 @@ export function ConfigurationsPage() {
           },
         },
       });
-      if (!data) {
-        setError(errorMessage(failure, 'Could not load your configurations.'));
-        return;
-      }
-      setError(null);
-      setConfigs((shown) => (after ? [...(shown ?? []), ...data.data] : data.data));
-      setCursor(data.nextCursor);
+      return data
+        ? { items: data.data, nextCursor: data.nextCursor }
+        : { error: errorMessage(failure, 'Could not load your configurations.') };
     },
     [activeOnly],
   );
+  const {
+    items: configs,
+    setItems: setConfigs,
+    cursor,
+    error,
+    setError,
+    loadMore,
+  } = useCursorList(fetchPage);
 
   useEffect(() => {
     document.title = 'Configurations · Hindsight';
-    void load();
-  }, [load]);
+  }, []);
 
   const clone = async (config: Configuration) => {
     setNotice(null);
@@ -143,7 +144,7 @@ export function ConfigurationsPage() {
         </div>
       )}
       {cursor && (
-        <button type="button" className="secondary strategies-more" onClick={() => load(cursor)}>
+        <button type="button" className="secondary strategies-more" onClick={loadMore}>
           Load more
         </button>
       )}

@@ -6,6 +6,7 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { type PageResult, useCursorList } from '../components/cursor-list.ts';
 import { StrategyStatus } from '../components/strategy-badges.tsx';
 import { formatInstant } from '../format.ts';
 import './strategies.css';
@@ -16,14 +17,11 @@ const PAGE_SIZE = 50;
 
 export function StrategiesPage() {
   const location = useLocation();
-  const [strategies, setStrategies] = useState<Strategy[] | null>(null);
-  const [cursor, setCursor] = useState<string | undefined>();
   const [includeArchived, setIncludeArchived] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const notice = (location.state as { notice?: string } | null)?.notice;
 
-  const load = useCallback(
-    async (after?: string) => {
+  const fetchPage = useCallback(
+    async (after?: string): Promise<PageResult<Strategy>> => {
       const { data, error: failure } = await api.GET('/v1/strategies', {
         params: {
           query: {
@@ -33,21 +31,17 @@ export function StrategiesPage() {
           },
         },
       });
-      if (!data) {
-        setError(errorMessage(failure, 'Could not load your strategies.'));
-        return;
-      }
-      setError(null);
-      setStrategies((shown) => (after ? [...(shown ?? []), ...data.data] : data.data));
-      setCursor(data.nextCursor);
+      return data
+        ? { items: data.data, nextCursor: data.nextCursor }
+        : { error: errorMessage(failure, 'Could not load your strategies.') };
     },
     [includeArchived],
   );
+  const { items: strategies, cursor, error, loadMore } = useCursorList(fetchPage);
 
   useEffect(() => {
     document.title = 'Strategies · Hindsight';
-    void load();
-  }, [load]);
+  }, []);
 
   return (
     <section>
@@ -118,7 +112,7 @@ export function StrategiesPage() {
         </div>
       )}
       {cursor && (
-        <button type="button" className="secondary strategies-more" onClick={() => load(cursor)}>
+        <button type="button" className="secondary strategies-more" onClick={loadMore}>
           Load more
         </button>
       )}

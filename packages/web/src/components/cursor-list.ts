@@ -1,0 +1,47 @@
+/**
+ * A list read from a cursor-paged `/v1` endpoint ({data, nextCursor}): the first page on mount and
+ * whenever the query changes, the next ones on "Load more". Shared by the strategies and
+ * configurations pages.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+/** One page, or the message to show when it could not be read. */
+export type PageResult<T> = { items: T[]; nextCursor?: string | null } | { error: string };
+
+/**
+ * `fetchPage` must be memoized (useCallback) on the query it reads: a new one starts the list again.
+ * Returns the items (null while the first page loads), the cursor of the next page, and `loadMore`.
+ */
+export function useCursorList<T>(fetchPage: (cursor?: string) => Promise<PageResult<T>>) {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [error, setError] = useState<string | null>(null);
+  // The query a page was asked for: an answer for an earlier one (a filter toggled meanwhile) is dropped.
+  const current = useRef(fetchPage);
+  current.current = fetchPage;
+
+  const load = useCallback(
+    async (after?: string) => {
+      const page = await fetchPage(after);
+      if (current.current !== fetchPage) return;
+      if ('error' in page) {
+        setError(page.error);
+        return;
+      }
+      setError(null);
+      setItems((shown) => (after ? [...(shown ?? []), ...page.items] : page.items));
+      setCursor(page.nextCursor ?? undefined);
+    },
+    [fetchPage],
+  );
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const loadMore = useCallback(() => {
+    if (cursor) void load(cursor);
+  }, [cursor, load]);
+
+  return { items, setItems, cursor, error, setError, loadMore };
+}
