@@ -8,6 +8,7 @@ import {
   timelineAxis,
 } from '../src/components/catalog-timeline-model.ts';
 import { bestIndexes, chartLine, runName, seriesStyle } from '../src/components/compare-model.ts';
+import { compareMetricValues, digitsFor, formatMetric, metricValue } from '../src/components/metrics.ts';
 import {
   buildHeatGrid,
   colourScale,
@@ -17,12 +18,6 @@ import {
   sortParamValues,
   textOn,
 } from '../src/components/sweep-heatmap-model.ts';
-import {
-  compareMetricValues,
-  digitsFor,
-  formatMetric,
-  metricValue,
-} from '../src/components/sweep-metrics.ts';
 
 const run = (
   id: string,

@@ -4,8 +4,7 @@
  * and says so in words ("best") for screen readers. A metric the engine omitted shows its reason.
  */
 import { bestIndexes, seriesStyle } from './compare-model.ts';
-import { reasonInWords } from './run-metric-cards.tsx';
-import { formatMetric, METRICS, metricValue } from './sweep-metrics.ts';
+import { formatMetric, METRICS, metricValue, reasonInWords } from './metrics.ts';
 
 export interface CompareColumn {
   scenarioId: string;

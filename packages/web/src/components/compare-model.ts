@@ -3,7 +3,7 @@
  * (ties all count as best), the equity curves as chart lines (NAV, or the return on the initial
  * capital in percent), each run's name, and a colour per run. No DOM.
  */
-import { compareMetricValues, type MetricDef, metricValue } from './sweep-metrics.ts';
+import { compareMetricValues, type MetricDef, metricValue } from './metrics.ts';
 
 /** Indexes of the runs whose value is best for the metric; empty when it has no better way or < 2 values. */
 export function bestIndexes(

@@ -4,7 +4,7 @@
  * value is a number), and the colour scale: diverging around zero for signed metrics, sequential
  * otherwise, with a text colour that stays readable on each fill. No DOM.
  */
-import { metricValue } from './sweep-metrics.ts';
+import { metricValue } from './metrics.ts';
 
 /**
  * What the heatmap needs of a run: the shape of internal.ts's `SweepRun`, declared here so this

@@ -9,7 +9,7 @@
 import { type CSSProperties, useState } from 'react';
 import { Link } from 'react-router';
 import type { SweepRun } from '../api/internal.ts';
-import { reasonInWords } from './run-metric-cards.tsx';
+import { digitsFor, formatMetric, METRICS, type MetricDef, metricDef, reasonInWords } from './metrics.ts';
 import {
   buildHeatGrid,
   type ColourScale,
@@ -19,7 +19,6 @@ import {
   paramValues,
   textOn,
 } from './sweep-heatmap-model.ts';
-import { digitsFor, formatMetric, METRICS, type MetricDef, metricDef } from './sweep-metrics.ts';
 
 const STATE_WORDS: Record<string, string> = {
   QUEUED: 'Queued',

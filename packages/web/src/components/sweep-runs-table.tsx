@@ -8,9 +8,9 @@ import '../pages/runs.css';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { SweepRun } from '../api/internal.ts';
+import { compareMetricValues, formatMetric, KEY_METRICS, metricDef, metricValue } from './metrics.ts';
 import { RunStateBadge } from './run-state.tsx';
 import { sortParamValues } from './sweep-heatmap-model.ts';
-import { compareMetricValues, formatMetric, KEY_METRICS, metricDef, metricValue } from './sweep-metrics.ts';
 
 type SortKey = { kind: 'param' | 'metric' | 'state' | 'label'; key: string };
 

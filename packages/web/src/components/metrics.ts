@@ -1,8 +1,9 @@
 /**
- * The run metrics the sweep and compare pages show, with what each needs beyond its value: a label,
- * a unit (the format.ts rounding its kind calls for), whether it is signed (a diverging colour scale,
- * centred on zero) and which way is better (the compare table's highlight). Values are compared
- * exactly: money metrics are decimal strings, compared digit by digit rather than as floats. No DOM.
+ * The run metrics of the spec's table, as the run, sweep and compare pages show them: each with a
+ * label, a unit (the format.ts rounding its kind calls for), whether it is signed (a diverging colour
+ * scale, centred on zero) and which way is better (the compare table's highlight), and the reasons
+ * the engine gives for leaving one out, in words. Values are compared exactly: money metrics are
+ * decimal strings, compared digit by digit rather than as floats. No DOM.
  */
 import { formatDecimal, formatDuration, formatMoney, formatPercent } from '../format.ts';
 
@@ -48,6 +49,18 @@ export const METRICS: readonly MetricDef[] = [
   m('largestLoss', 'Largest loss', 'money', false, 'lower'),
   m('avgTradeDurationSeconds', 'Average trade duration', 'seconds', false, null),
 ];
+
+const REASONS: Record<string, string> = {
+  insufficient_data_points: 'Not enough data points',
+  zero_standard_deviation: 'Returns did not vary',
+  no_negative_returns: 'No losing days',
+  no_winning_trades: 'No winning trades',
+  no_losing_trades: 'No losing trades',
+  no_closed_trades: 'No closed trades',
+};
+
+/** Why the engine left a metric out (its `<key>Reason`), in words. */
+export const reasonInWords = (reason: string) => REASONS[reason] ?? reason.replaceAll('_', ' ');
 
 /** The sweep table's columns: the metrics a parameter search is usually judged by. */
 export const KEY_METRICS: readonly string[] = [
