@@ -8,9 +8,9 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { TradeLot } from '../api/internal.ts';
 import { formatInstant, formatMoney } from '../format.ts';
 import { saveBlob } from './run-api.ts';
-import { TRADE_FIELDS, tradesCsv } from './trades-csv.ts';
+import { TRADE_FIELDS, type TradeField, tradesCsv } from './trades-csv.ts';
 
-type Field = (typeof TRADE_FIELDS)[number];
+type Field = TradeField;
 
 const NUMERIC: ReadonlySet<Field> = new Set([
   'open_price',
