@@ -21,17 +21,24 @@ export const RUN_STATES: readonly RunState[] = [
   'CANCELLED',
 ];
 
-const STATE_WORDS: Record<RunState, string> = {
-  QUEUED: 'Queued',
-  PENDING: 'Pending',
-  RUNNING: 'Running',
-  COMPLETE: 'Complete',
-  FAILED: 'Failed',
-  CANCELLED: 'Cancelled',
+const STATES: Record<RunState, { word: string; tone: string }> = {
+  QUEUED: { word: 'Queued', tone: 'neutral' },
+  PENDING: { word: 'Pending', tone: 'neutral' },
+  RUNNING: { word: 'Running', tone: 'live' },
+  COMPLETE: { word: 'Complete', tone: 'good' },
+  FAILED: { word: 'Failed', tone: 'bad' },
+  CANCELLED: { word: 'Cancelled', tone: 'warn' },
 };
 
-export function RunStateBadge({ state }: { state: RunState }) {
-  return <span className={`runs-badge runs-badge-${state.toLowerCase()}`}>{STATE_WORDS[state]}</span>;
+/** A state badge (styles.css); `count` prefixes it ("3 Complete"). Unknown states show as they come. */
+export function RunStateBadge({ state, count }: { state: string; count?: number }) {
+  const known = STATES[state as RunState];
+  return (
+    <span className={`badge badge-${known?.tone ?? 'neutral'}`}>
+      {count === undefined ? '' : `${count} `}
+      {known?.word ?? state}
+    </span>
+  );
 }
 
 /**

@@ -3,8 +3,6 @@
  * any column (click its header; again to reverse), each row linking to its run, and a checkbox on
  * each COMPLETE run to pick runs to compare. Runs without a value sort last either way.
  */
-// The state badges' colours are the runs pages' (runs-badge classes).
-import '../pages/runs.css';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { SweepRun } from '../api/internal.ts';

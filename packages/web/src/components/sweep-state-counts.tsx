@@ -1,18 +1,8 @@
 /**
  * A sweep's runs per state as badges ("3 Complete", "1 Running"), in the runs' lifecycle order, with
- * the run page's badge colours (runs.css); the word carries the meaning, the colour repeats it.
+ * the run page's badges (run-state.tsx).
  */
-import '../pages/runs.css';
-import { RUN_STATES } from './run-state.tsx';
-
-const WORDS: Record<string, string> = {
-  QUEUED: 'Queued',
-  PENDING: 'Pending',
-  RUNNING: 'Running',
-  COMPLETE: 'Complete',
-  FAILED: 'Failed',
-  CANCELLED: 'Cancelled',
-};
+import { RUN_STATES, RunStateBadge } from './run-state.tsx';
 
 export function SweepStateCounts({ states }: { states: Record<string, number> }) {
   const known: readonly string[] = RUN_STATES;
@@ -23,9 +13,7 @@ export function SweepStateCounts({ states }: { states: Record<string, number> })
     <ul className="sweeps-states">
       {shown.map((state) => (
         <li key={state}>
-          <span className={`runs-badge runs-badge-${state.toLowerCase()}`}>
-            {states[state]} {WORDS[state] ?? state}
-          </span>
+          <RunStateBadge state={state} count={states[state]} />
         </li>
       ))}
     </ul>
