@@ -58,7 +58,7 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
         </p>
       )}
       <div className="table-wrap strategies-scroll">
-        <table className="strategies-table strategies-versions">
+        <table className="strategies-table strategies-versions table-cards">
           <thead>
             <tr>
               <th scope="col">Label</th>

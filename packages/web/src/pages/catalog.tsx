@@ -112,7 +112,7 @@ export function CatalogPage() {
       {instruments && shown.length > 0 && (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
         <section className="table-wrap" tabIndex={0} aria-label="Instruments">
-          <table className="catalog-table" data-testid="catalog-table">
+          <table className="catalog-table table-cards" data-testid="catalog-table">
             <thead>
               <tr>
                 <th scope="col">Symbol</th>

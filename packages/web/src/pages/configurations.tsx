@@ -122,7 +122,7 @@ export function ConfigurationsPage() {
       )}
       {configs && configs.length > 0 && (
         <div className="table-wrap strategies-scroll">
-          <table className="strategies-table">
+          <table className="strategies-table table-cards">
             <thead>
               <tr>
                 <th scope="col">Name</th>

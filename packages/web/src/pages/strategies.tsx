@@ -77,7 +77,7 @@ export function StrategiesPage() {
       {strategies && strategies.length === 0 && <p>No strategies yet: create one above.</p>}
       {strategies && strategies.length > 0 && (
         <div className="table-wrap strategies-scroll">
-          <table className="strategies-table">
+          <table className="strategies-table table-cards">
             <thead>
               <tr>
                 <th scope="col">Name</th>

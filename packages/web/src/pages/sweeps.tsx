@@ -48,7 +48,7 @@ export function SweepsPage() {
       {sweeps && sweeps.length === 0 && <p>No sweeps yet.</p>}
       {sweeps && sweeps.length > 0 && (
         <div className="table-wrap">
-          <table className="sweeps-table" data-testid="sweeps-table">
+          <table className="sweeps-table table-cards" data-testid="sweeps-table">
             <thead>
               <tr>
                 <th scope="col">Sweep</th>
