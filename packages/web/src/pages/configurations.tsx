@@ -90,7 +90,7 @@ export function ConfigurationsPage() {
         sweeps start from them.
       </p>
       <div className="strategies-toolbar">
-        <Link to="/configurations/new" className="strategies-button-link">
+        <Link to="/configurations/new" className="button-link">
           New configuration
         </Link>
         <span className="config-check">

@@ -180,7 +180,7 @@ export function RunsPage() {
         </div>
         <div className="runs-compare">
           {canCompare ? (
-            <Link className="runs-button-link" to={`/compare?ids=${compareIds.join(',')}`}>
+            <Link className="button-link" to={`/compare?ids=${compareIds.join(',')}`}>
               Compare selected ({compareIds.length})
             </Link>
           ) : (

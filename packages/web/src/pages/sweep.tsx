@@ -100,7 +100,7 @@ export function SweepPage() {
           <h2>Runs</h2>
           <div className="row sweeps-toolbar">
             {compareIds.length >= 2 && compareIds.length <= MAX_COMPARE ? (
-              <Link className="sweeps-button-link" to={`/compare?ids=${compareIds.join(',')}`}>
+              <Link className="button-link" to={`/compare?ids=${compareIds.join(',')}`}>
                 Compare selected ({compareIds.length})
               </Link>
             ) : (
