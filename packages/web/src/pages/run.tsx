@@ -57,6 +57,7 @@ export function RunPage() {
   const [summary, setSummary] = useState<RunSummary | null>(null);
   const [summaryError, setSummaryError] = useState<string | null>(null);
   const [scenario, setScenario] = useState<Scenario | null>(null);
+  const [scenarioError, setScenarioError] = useState<string | null>(null);
   const [results, setResults] = useState<Results | null>(null);
   const [resultsError, setResultsError] = useState<string | null>(null);
   const [candles, setCandles] = useState<Record<string, Candles | { error: string }>>({});
@@ -75,6 +76,7 @@ export function RunPage() {
   useEffect(() => {
     setSummary(null);
     setScenario(null);
+    setScenarioError(null);
     setResults(null);
     setResultsError(null);
     setCandles({});
@@ -96,8 +98,10 @@ export function RunPage() {
     let live = true;
     void api
       .GET('/v1/scenarios/{scenario_id}', { params: { path: { scenario_id: scenarioId } } })
-      .then(({ data }) => {
-        if (live && data) setScenario(data.data);
+      .then(({ data, error }) => {
+        if (!live) return;
+        if (data) setScenario(data.data);
+        setScenarioError(data ? null : errorMessage(error, 'Could not load the configuration of this run.'));
       });
     return () => {
       live = false;
@@ -244,6 +248,10 @@ export function RunPage() {
         <h2 id="settings-title">Configuration</h2>
         {scenario ? (
           <RunSettings scenario={scenario} currency={currency} />
+        ) : scenarioError ? (
+          <p className="error" role="alert">
+            {scenarioError}
+          </p>
         ) : (
           <p className="runs-muted">Loading…</p>
         )}

@@ -4,7 +4,7 @@
  * filters by state and strategy, cancel and delete, and a pick of COMPLETE runs to compare.
  */
 import './runs.css';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { internal, type RunSummary } from '../api/internal.ts';
 import { loadStrategies, type Strategy } from '../components/run-choices.ts';
@@ -47,7 +47,11 @@ export function RunsPage() {
     });
   }, []);
 
+  // The query the latest load was for: a page answered for an earlier filter or page is dropped.
+  const query = useRef('');
   const load = useCallback(async () => {
+    const asked = JSON.stringify([cursor, stateFilter, strategyFilter]);
+    query.current = asked;
     try {
       const page = await internal.runs({
         limit: PAGE_SIZE,
@@ -55,11 +59,12 @@ export function RunsPage() {
         ...(stateFilter && { state: stateFilter }),
         ...(strategyFilter && { strategyId: strategyFilter }),
       });
+      if (query.current !== asked) return;
       setRuns(page.runs);
       setNextCursor(page.nextCursor);
       setListError(null);
     } catch (error) {
-      setListError((error as Error).message || 'Could not load your runs.');
+      if (query.current === asked) setListError((error as Error).message || 'Could not load your runs.');
     }
   }, [cursor, stateFilter, strategyFilter]);
 
