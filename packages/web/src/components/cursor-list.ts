@@ -1,7 +1,7 @@
 /**
  * A list read from a cursor-paged `/v1` endpoint ({data, nextCursor}): the first page on mount and
  * whenever the query changes, the next ones on "Load more". Shared by the strategies and
- * configurations pages.
+ * configurations pages and a strategy's versions.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 
@@ -35,7 +35,10 @@ export function useCursorList<T>(fetchPage: (cursor?: string) => Promise<PageRes
     [fetchPage],
   );
 
+  // A new query starts over: the shown items and the cursor belong to the old one.
   useEffect(() => {
+    setItems(null);
+    setCursor(undefined);
     void load();
   }, [load]);
 

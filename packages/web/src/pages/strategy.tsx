@@ -9,6 +9,7 @@ import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
+import { type PageResult, useCursorList } from '../components/cursor-list.ts';
 import { StrategyStatus } from '../components/strategy-badges.tsx';
 import {
   type CreatedVersion,
@@ -29,30 +30,30 @@ export function StrategyPage() {
   const location = useLocation();
   const [strategy, setStrategy] = useState<Strategy | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [versions, setVersions] = useState<Version[] | null>(null);
-  const [cursor, setCursor] = useState<string | undefined>();
-  const [versionsError, setVersionsError] = useState<string | null>(null);
   const [created, setCreated] = useState<CreatedVersion | null>(null);
   const notice = (location.state as { notice?: string } | null)?.notice;
 
-  const loadVersions = useCallback(
-    async (after?: string) => {
+  const fetchVersions = useCallback(
+    async (after?: string): Promise<PageResult<Version>> => {
       const { data, error } = await api.GET('/v1/strategies/{strategy_id}/versions', {
         params: {
           path: { strategy_id: strategyId },
           query: { limit: PAGE_SIZE, ...(after && { cursor: after }) },
         },
       });
-      if (!data) {
-        setVersionsError(errorMessage(error, 'Could not load the versions.'));
-        return;
-      }
-      setVersionsError(null);
-      setVersions((shown) => (after ? [...(shown ?? []), ...data.data] : data.data));
-      setCursor(data.nextCursor);
+      return data
+        ? { items: data.data, nextCursor: data.nextCursor }
+        : { error: errorMessage(error, 'Could not load the versions.') };
     },
     [strategyId],
   );
+  const {
+    items: versions,
+    setItems: setVersions,
+    cursor,
+    error: versionsError,
+    loadMore: loadMoreVersions,
+  } = useCursorList(fetchVersions);
 
   useEffect(() => {
     let live = true;
@@ -71,11 +72,10 @@ export function StrategyPage() {
       setStrategy(data.data);
       document.title = `${data.data.name} · Strategies · Hindsight`;
     })();
-    void loadVersions();
     return () => {
       live = false;
     };
-  }, [strategyId, loadVersions]);
+  }, [strategyId]);
 
   if (loadError) {
     return (
@@ -168,7 +168,7 @@ export function StrategyPage() {
         />
       )}
       {cursor && (
-        <button type="button" className="secondary strategies-more" onClick={() => loadVersions(cursor)}>
+        <button type="button" className="secondary strategies-more" onClick={loadMoreVersions}>
           Load more versions
         </button>
       )}
