@@ -1,3 +1,7 @@
+/**
+ * The app's routes and frame: the header with the navigation and the signed-in user, and the guard
+ * that sends a signed-out visitor to the sign-in page (and back after).
+ */
 import type { ComponentType, ReactNode } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { ApiKeysPage } from './pages/api-keys.tsx';
@@ -71,7 +75,8 @@ function SignedIn({ children }: { children: ReactNode }) {
   const session = useSession();
   const location = useLocation();
   if (!session) {
-    const next = location.pathname === '/' ? '' : `?next=${encodeURIComponent(location.pathname)}`;
+    const next =
+      location.pathname === '/' ? '' : `?next=${encodeURIComponent(location.pathname + location.search)}`;
     return <Navigate to={`/sign-in${next}`} replace />;
   }
   return <Frame email={session.email}>{children}</Frame>;

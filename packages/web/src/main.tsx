@@ -1,3 +1,6 @@
+/**
+ * The web app's entry point: mounts the app under the /v1/app router basename, with the global styles.
+ */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';

@@ -1,3 +1,7 @@
+/**
+ * The signed-in session: kept in sessionStorage, read by the API clients for the bearer token and by
+ * the app (useSession) to tell signed-in pages from the sign-in page.
+ */
 import { useSyncExternalStore } from 'react';
 
 /** The web-app session: a JWT from POST /v1/auth/login, kept in sessionStorage (gone with the tab). */

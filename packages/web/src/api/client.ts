@@ -1,3 +1,7 @@
+/**
+ * The typed /v1 client (openapi-fetch over openapi.gen.ts) every page uses, with the session's bearer
+ * token, and the sign-in call the documented API does not include.
+ */
 import createClient from 'openapi-fetch';
 import { clearSession, readSession } from '../session.ts';
 import type { paths } from './openapi.gen.ts';

@@ -1,12 +1,11 @@
-import { clearSession, readSession } from '../session.ts';
-import type { ApiErrorBody } from './client.ts';
-
 /**
  * The web app's internal JSON API (decision 39): the data its pages need beyond the spec's `/v1`
  * endpoints, under `/app-api/`. It is the platform's `routes/app-api/` and docs/web-internal-api.md;
  * it is not part of the documented API and may change with the app. Same authentication as `/v1`
  * (the session token as bearer), owner-scoped, `{data}` envelopes and the `/v1` error envelope.
  */
+import { clearSession, readSession } from '../session.ts';
+import type { ApiErrorBody } from './client.ts';
 
 /** How far a run has got: simulated time reached against its window. */
 export interface RunProgress {

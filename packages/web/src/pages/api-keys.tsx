@@ -1,3 +1,7 @@
+/**
+ * The API keys (/api-keys): create a key (shown once, with a copy button), the list of the account's
+ * keys with when each was last used, and revoke one after asking.
+ */
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';

@@ -1,3 +1,7 @@
+/**
+ * The sign-in page (/sign-in): email and password for a session token, then back to the page the
+ * visitor was sent from (`next`, kept to this app's own paths).
+ */
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { signIn } from '../api/client.ts';
