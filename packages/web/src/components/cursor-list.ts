@@ -1,9 +1,30 @@
 /**
- * A list read from a cursor-paged `/v1` endpoint ({data, nextCursor}): the first page on mount and
- * whenever the query changes, the next ones on "Load more". Shared by the strategies and
- * configurations pages and a strategy's versions.
+ * Lists read from cursor-paged `/v1` endpoints ({data, nextCursor}): `useCursorList` shows a page at
+ * a time with "Load more" (strategies, configurations, a strategy's versions); `allPages` reads every
+ * page, for lists that feed a <select> or are short by nature (API keys).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { errorMessage } from '../api/client.ts';
+
+export type Loaded<T> = { ok: true; items: T[] } | { ok: false; message: string };
+
+type Page<T> = { data?: { data: T[]; nextCursor?: string | null }; error?: unknown };
+
+/** Every page of a list; `what` names it in the error ("Could not load your strategies."). */
+export async function allPages<T>(
+  fetchPage: (cursor?: string) => Promise<Page<T>>,
+  what: string,
+): Promise<Loaded<T>> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const { data, error } = await fetchPage(cursor);
+    if (!data) return { ok: false, message: errorMessage(error, `Could not load ${what}.`) };
+    items.push(...data.data);
+    cursor = data.nextCursor ?? undefined;
+  } while (cursor);
+  return { ok: true, items };
+}
 
 /** One page, or the message to show when it could not be read. */
 export type PageResult<T> = { items: T[]; nextCursor?: string | null } | { error: string };

@@ -5,30 +5,12 @@
  */
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import { allPages, type Loaded } from './cursor-list.ts';
 
 export type Strategy = components['schemas']['Strategy'];
 export type Version = components['schemas']['Version'];
 export type Configuration = components['schemas']['Configuration'];
 export type Instrument = components['schemas']['Instrument'];
-
-export type Loaded<T> = { ok: true; items: T[] } | { ok: false; message: string };
-
-type Page<T> = { data?: { data: T[]; nextCursor?: string | null }; error?: unknown };
-
-async function allPages<T>(
-  fetchPage: (cursor?: string) => Promise<Page<T>>,
-  what: string,
-): Promise<Loaded<T>> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const { data, error } = await fetchPage(cursor);
-    if (!data) return { ok: false, message: errorMessage(error, `Could not load ${what}.`) };
-    items.push(...data.data);
-    cursor = data.nextCursor ?? undefined;
-  } while (cursor);
-  return { ok: true, items };
-}
 
 export const loadStrategies = () =>
   allPages<Strategy>(

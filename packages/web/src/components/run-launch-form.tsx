@@ -8,10 +8,10 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
+import type { Loaded } from './cursor-list.ts';
 import {
   type Configuration,
   type Instrument,
-  type Loaded,
   loadConfigurations,
   loadInstruments,
   loadReadyVersions,

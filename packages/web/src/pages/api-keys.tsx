@@ -7,6 +7,7 @@ import { api, errorMessage } from '../api/client.ts';
 import type { components } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
+import { allPages } from '../components/cursor-list.ts';
 import { formatInstant } from '../format.ts';
 
 type ApiKey = components['schemas']['ApiKey'];
@@ -18,21 +19,16 @@ export function ApiKeysPage() {
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
 
   const load = useCallback(async () => {
-    const all: ApiKey[] = [];
-    let cursor: string | undefined;
-    do {
-      const { data, error } = await api.GET('/v1/api-keys', {
-        params: { query: { limit: 100, ...(cursor && { cursor }) } },
-      });
-      if (!data) {
-        setListError(errorMessage(error, 'Could not load your API keys.'));
-        return;
-      }
-      all.push(...data.data);
-      cursor = data.nextCursor;
-    } while (cursor);
+    const loaded = await allPages<ApiKey>(
+      (cursor) => api.GET('/v1/api-keys', { params: { query: { limit: 100, ...(cursor && { cursor }) } } }),
+      'your API keys',
+    );
+    if (!loaded.ok) {
+      setListError(loaded.message);
+      return;
+    }
     setListError(null);
-    setKeys(all);
+    setKeys(loaded.items);
   }, []);
 
   useEffect(() => {
