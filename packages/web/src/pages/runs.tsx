@@ -7,6 +7,7 @@ import './runs.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { internal, type RunSummary } from '../api/internal.ts';
+import { CompareSelection } from '../components/compare-selection.tsx';
 import { loadStrategies, type Strategy } from '../components/run-choices.ts';
 import { type Launched, RunLaunchForm } from '../components/run-launch-form.tsx';
 import { RunListTable } from '../components/run-list-table.tsx';
@@ -14,7 +15,6 @@ import { usePolling } from '../components/run-polling.ts';
 import { isTerminal, RUN_STATES } from '../components/run-state.tsx';
 
 const PAGE_SIZE = 20;
-const MAX_COMPARE = 20;
 
 interface LaunchNotice {
   runs: number;
@@ -109,7 +109,6 @@ export function RunsPage() {
     });
 
   const compareIds = [...selected];
-  const canCompare = compareIds.length >= 2 && compareIds.length <= MAX_COMPARE;
 
   return (
     <section className="runs-page">
@@ -184,22 +183,7 @@ export function RunsPage() {
           </select>
         </div>
         <div className="runs-compare">
-          {canCompare ? (
-            <Link className="button-link" to={`/compare?ids=${compareIds.join(',')}`}>
-              Compare selected ({compareIds.length})
-            </Link>
-          ) : (
-            <span className="runs-muted">
-              {compareIds.length > MAX_COMPARE
-                ? `At most ${MAX_COMPARE} runs can be compared (${compareIds.length} selected).`
-                : `Select 2 to ${MAX_COMPARE} complete runs to compare (${compareIds.length} selected).`}
-            </span>
-          )}
-          {compareIds.length > 0 && (
-            <button type="button" className="secondary" onClick={() => setSelected(new Set())}>
-              Clear selection
-            </button>
-          )}
+          <CompareSelection ids={compareIds} onClear={() => setSelected(new Set())} />
         </div>
       </div>
       {listError && (

@@ -7,14 +7,13 @@ import './sweeps.css';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { internal, type SweepDetail } from '../api/internal.ts';
+import { CompareSelection } from '../components/compare-selection.tsx';
 import { usePolling } from '../components/run-polling.ts';
 import { isTerminal } from '../components/run-state.tsx';
 import { SweepHeatmap } from '../components/sweep-heatmap.tsx';
 import { SweepRunsTable } from '../components/sweep-runs-table.tsx';
 import { SweepStateCounts } from '../components/sweep-state-counts.tsx';
 import { formatInstant } from '../format.ts';
-
-const MAX_COMPARE = 20;
 
 export function SweepPage() {
   const { batchId = '' } = useParams();
@@ -99,22 +98,7 @@ export function SweepPage() {
 
           <h2>Runs</h2>
           <div className="row sweeps-toolbar">
-            {compareIds.length >= 2 && compareIds.length <= MAX_COMPARE ? (
-              <Link className="button-link" to={`/compare?ids=${compareIds.join(',')}`}>
-                Compare selected ({compareIds.length})
-              </Link>
-            ) : (
-              <span className="sweeps-muted">
-                {compareIds.length > MAX_COMPARE
-                  ? `At most ${MAX_COMPARE} runs can be compared (${compareIds.length} selected).`
-                  : `Select 2 to ${MAX_COMPARE} complete runs to compare (${compareIds.length} selected).`}
-              </span>
-            )}
-            {compareIds.length > 0 && (
-              <button type="button" className="secondary" onClick={() => setSelected(new Set())}>
-                Clear selection
-              </button>
-            )}
+            <CompareSelection ids={compareIds} onClear={() => setSelected(new Set())} />
           </div>
           <SweepRunsTable
             runs={sweep.items}
