@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { TradeLot } from '../api/internal.ts';
 import { formatInstant, formatMoney } from '../format.ts';
+import { compareMetricValues } from './metrics.ts';
 import { saveBlob } from './run-api.ts';
 import { TRADE_FIELDS, type TradeField, tradesCsv } from './trades-csv.ts';
 
@@ -70,7 +71,8 @@ function compare(field: Field): (a: TradeLot, b: TradeLot) => number {
       const x = a[field];
       const y = b[field];
       if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
-      return Number(x) - Number(y);
+      // Decimal strings compared exactly: two prices a float cannot tell apart still sort in order.
+      return compareMetricValues(x, y);
     };
   }
   return (a, b) => {
