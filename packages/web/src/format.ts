@@ -32,13 +32,6 @@ export function formatInstant(value: string | number | null | undefined): string
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** A UTC day: "2024-03-01". */
-export function formatDay(value: string | number | null | undefined): string {
-  if (value === null || value === undefined || value === '') return '—';
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : date.toISOString().slice(0, 10);
-}
-
 /** A duration in seconds as the two largest units: "3 d 4 h", "12 min 5 s". */
 export function formatDuration(seconds: number | string | null | undefined): string {
   if (seconds === null || seconds === undefined || seconds === '') return '—';
