@@ -9,6 +9,11 @@ export {
   type WriteSummary,
 } from './bar-store.ts';
 export {
+  CachedObjectStore,
+  type CachedObjectStoreOptions,
+  type CacheStats,
+} from './cached-object-store.ts';
+export {
   BAR_CHUNK_HEADER_BYTES,
   BAR_CHUNK_MAGIC,
   type BarChunkHeader,
@@ -31,6 +36,7 @@ export {
 export { readSignedVarints, writeSignedVarint } from './codec/varint.ts';
 export { exportParquet, type ParquetExport } from './export/parquet.ts';
 export { assertObjectKey, FileObjectStore, MemoryObjectStore, type ObjectStore } from './object-store.ts';
+export { openObjectStore, s3ClientConfig } from './open-object-store.ts';
 export {
   type BarSource,
   type ReplayInstrument,
@@ -39,7 +45,9 @@ export {
   type ReplayStats,
   type ReplayWindow,
 } from './replay.ts';
+export { S3ObjectStore, type S3ObjectStoreOptions } from './s3-object-store.ts';
 export { deriveBidAsk, type SpreadFactors, spreadFactors } from './spread.ts';
+export { parseStorageUrl, type StorageLocation, storageChild } from './storage-url.ts';
 export { barChunkKey, barIndexKey, monthRange, symbolKey, tickChunkKey, utcMonth } from './store-keys.ts';
 export { TickReplay, type TickSource } from './tick-replay.ts';
 export {
