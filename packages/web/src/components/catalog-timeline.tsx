@@ -62,7 +62,7 @@ export function CatalogTimeline({
           </ul>
         </div>
       ) : (
-        <p className="catalog-muted">
+        <p className="muted">
           No gaps: every instrument shown has data on each day from its first to its last.
         </p>
       )}

@@ -76,7 +76,7 @@ export function CompareChart({
                 aria-hidden="true"
               />
               {names[index] ?? `Run ${curve.scenarioId.slice(0, 8)}`}{' '}
-              <span className="compare-muted">({curve.scenarioId.slice(0, 8)})</span>
+              <span className="muted">({curve.scenarioId.slice(0, 8)})</span>
             </li>
           );
         })}

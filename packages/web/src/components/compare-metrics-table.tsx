@@ -49,7 +49,7 @@ export function CompareMetricsTable({ columns }: { columns: readonly CompareColu
                 <th scope="row">
                   {def.label}
                   {def.better && (
-                    <span className="compare-muted compare-better">
+                    <span className="muted compare-better">
                       {' '}
                       {def.better === 'higher' ? '↑ better' : '↓ better'}
                     </span>

@@ -63,7 +63,7 @@ export function ComparePicker({
           {error}
         </p>
       )}
-      {!runs && !error && <p className="compare-muted">Loading your complete runs…</p>}
+      {!runs && !error && <p className="muted">Loading your complete runs…</p>}
       {runs && runs.length === 0 && <p>No complete runs yet: launch some from Runs.</p>}
       {runs && runs.length > 0 && (
         <fieldset className="compare-choices">
@@ -81,7 +81,7 @@ export function ComparePicker({
                     <strong>{run.strategyName}</strong>
                     {run.versionLabel && ` ${run.versionLabel}`}
                     {run.label && ` · ${run.label}`}{' '}
-                    <span className="compare-muted">
+                    <span className="muted">
                       <code>{run.scenarioId.slice(0, 8)}</code>,{' '}
                       {formatInstant(run.finishedAt ?? run.createdAt)}
                     </span>
@@ -101,7 +101,7 @@ export function ComparePicker({
             Show more runs
           </button>
         )}
-        <span className="compare-muted" aria-live="polite">
+        <span className="muted" aria-live="polite">
           {count > MAX_COMPARE
             ? `At most ${MAX_COMPARE} runs (${count} selected).`
             : `Pick 2 to ${MAX_COMPARE}.`}

@@ -114,7 +114,7 @@ export function RunListTable({
                         label={`Progress of run ${short}`}
                       />
                     ) : (
-                      <span className="runs-muted">{run.state === 'COMPLETE' ? '100 %' : '—'}</span>
+                      <span className="muted">{run.state === 'COMPLETE' ? '100 %' : '—'}</span>
                     )}
                   </td>
                   <td className="runs-date">{formatInstant(run.createdAt)}</td>

@@ -62,7 +62,7 @@ export function RunLogs({ strategyId, scenarioId }: { strategyId: string; scenar
         ))}
       </div>
       <div id="log-panel" role="tabpanel" aria-labelledby={`log-tab-${stream}`}>
-        {!current && <p className="runs-muted">Loading {stream}…</p>}
+        {!current && <p className="muted">Loading {stream}…</p>}
         {current?.error && (
           <p className="error" role="alert">
             {current.error}
@@ -77,7 +77,7 @@ export function RunLogs({ strategyId, scenarioId }: { strategyId: string; scenar
               </p>
             )}
             {current.log.text.length === 0 ? (
-              <p className="runs-muted">Nothing was written to {stream}.</p>
+              <p className="muted">Nothing was written to {stream}.</p>
             ) : (
               // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
               <section className="runs-pre" tabIndex={0} aria-label={`${stream} of the strategy`}>

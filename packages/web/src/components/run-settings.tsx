@@ -82,7 +82,7 @@ function describeCosts(costs: Scenario['costs']): string {
 }
 
 export function RunManifest({ manifest }: { manifest: Scenario['manifest'] }) {
-  if (!manifest) return <p className="runs-muted">Recorded when a worker starts the run.</p>;
+  if (!manifest) return <p className="muted">Recorded when a worker starts the run.</p>;
   return (
     <dl className="runs-dl" data-testid="run-manifest">
       <dt>Image digest</dt>

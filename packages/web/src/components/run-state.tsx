@@ -75,7 +75,7 @@ export function RunProgressBar({
       </div>
       <span className="runs-progress-text">
         {text}{' '}
-        <span className="runs-muted">
+        <span className="muted">
           {progress.simulatedAt ? formatInstant(progress.simulatedAt) : 'not started'}
         </span>
       </span>

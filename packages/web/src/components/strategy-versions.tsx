@@ -77,7 +77,7 @@ export function StrategyVersions({ strategyId, versions, onChanged }: Props) {
               return (
                 <tr key={version.versionId}>
                   <td data-label="Label">
-                    {version.label ?? <span className="strategies-muted">(no label)</span>}
+                    {version.label ?? <span className="muted">(no label)</span>}
                     <div className="strategies-id">
                       id <code title={version.versionId}>{version.versionId.slice(0, 8)}</code>
                     </div>

@@ -36,9 +36,7 @@ export function SweepHeatmap({ runs, gridKeys }: { runs: readonly SweepRun[]; gr
 
   if (gridKeys.length === 0) {
     return (
-      <p className="sweeps-muted">
-        This sweep has no grid (its runs share their env), so there is no heatmap.
-      </p>
+      <p className="muted">This sweep has no grid (its runs share their env), so there is no heatmap.</p>
     );
   }
 
@@ -164,7 +162,7 @@ export function SweepHeatmap({ runs, gridKeys }: { runs: readonly SweepRun[]; gr
         </table>
       </div>
       {grid.outside > 0 && (
-        <p className="sweeps-muted">
+        <p className="muted">
           {grid.outside} of {runs.length} runs are not in this view
           {heldText ? ' (other values of the held keys)' : ' (they lack these parameters)'}.
         </p>
@@ -234,7 +232,7 @@ function Cell({
 /** The scale's ends and middle with their colours, and what a grey or hatched cell means. */
 function Legend({ def, scale, digits }: { def: MetricDef; scale: ColourScale | null; digits: number }) {
   if (!scale) {
-    return <p className="sweeps-muted">No run in view has a {def.label.toLowerCase()} yet.</p>;
+    return <p className="muted">No run in view has a {def.label.toLowerCase()} yet.</p>;
   }
   const stops = [0, 0.25, 0.5, 0.75, 1].map((t) => {
     const value = scale.low + (scale.high - scale.low) * t;
@@ -252,7 +250,7 @@ function Legend({ def, scale, digits }: { def: MetricDef; scale: ColourScale | n
         <span>{formatMetric(middle, def.kind, undefined, digits)}</span>
         <span>{formatMetric(scale.high, def.kind, undefined, digits)}</span>
       </div>
-      <p className="sweeps-muted">
+      <p className="muted">
         {scale.kind === 'diverging'
           ? 'Red below zero, blue above; the further from zero, the darker.'
           : 'Lighter is lower, darker is higher.'}{' '}

@@ -8,7 +8,7 @@ export function SweepStateCounts({ states }: { states: Record<string, number> })
   const known: readonly string[] = RUN_STATES;
   const order = [...known, ...Object.keys(states).filter((s) => !known.includes(s))];
   const shown = order.filter((state) => (states[state] ?? 0) > 0);
-  if (shown.length === 0) return <span className="sweeps-muted">No runs</span>;
+  if (shown.length === 0) return <span className="muted">No runs</span>;
   return (
     <ul className="sweeps-states">
       {shown.map((state) => (

@@ -89,7 +89,7 @@ export function CatalogPage() {
         </div>
       </div>
       <h2>Coverage</h2>
-      <p className="catalog-muted">
+      <p className="muted">
         Days with data are filled; gaps between an instrument's first and last day are hatched (hover one for
         its dates; all are listed below).
       </p>
@@ -98,14 +98,14 @@ export function CatalogPage() {
           {coverageError}
         </p>
       )}
-      {!coverage && !coverageError && <p className="catalog-muted">Loading coverage…</p>}
+      {!coverage && !coverageError && <p className="muted">Loading coverage…</p>}
       {coverage && !axis && <p>No data stored for these instruments.</p>}
       {coverage && axis && <CatalogTimeline axis={axis} instruments={shownCoverage} />}
 
       <h2>Instruments</h2>
-      {!instruments && !error && <p className="catalog-muted">Loading instruments…</p>}
+      {!instruments && !error && <p className="muted">Loading instruments…</p>}
       {instruments && (
-        <p className="catalog-muted" aria-live="polite">
+        <p className="muted" aria-live="polite">
           {shown.length} of {instruments.length} instruments
         </p>
       )}

@@ -93,7 +93,7 @@ export function ComparePage() {
         Equity curves and metrics of 2 to 20 complete runs side by side, from any strategies. Pick them below
         or from a <Link to="/sweeps">sweep</Link> or the <Link to="/runs">runs</Link> list.
       </p>
-      {loading && <p className="compare-muted">Comparing {ids.length} runs…</p>}
+      {loading && <p className="muted">Comparing {ids.length} runs…</p>}
       {error && (
         <p className="error" role="alert">
           {error}

@@ -176,7 +176,7 @@ export function RunPage() {
             {summaryError} <Link to="/runs">Back to runs</Link>
           </p>
         ) : (
-          <p className="runs-muted">Loading the run…</p>
+          <p className="muted">Loading the run…</p>
         )}
       </section>
     );
@@ -201,7 +201,7 @@ export function RunPage() {
               {resultsError}
             </p>
           )}
-          {!results && !resultsError && <p className="runs-muted">Loading the results…</p>}
+          {!results && !resultsError && <p className="muted">Loading the results…</p>}
           {results && series && (
             <>
               <section className="runs-section" aria-labelledby="metrics-title">
@@ -253,7 +253,7 @@ export function RunPage() {
             {scenarioError}
           </p>
         ) : (
-          <p className="runs-muted">Loading…</p>
+          <p className="muted">Loading…</p>
         )}
       </section>
       <section className="runs-section" aria-labelledby="manifest-title">
@@ -266,7 +266,7 @@ export function RunPage() {
         {isTerminal(summary.state) ? (
           <RunLogs strategyId={summary.strategyId} scenarioId={scenarioId} />
         ) : (
-          <p className="runs-muted">The strategy's output is stored when the run ends.</p>
+          <p className="muted">The strategy's output is stored when the run ends.</p>
         )}
       </section>
       {summary.state === 'COMPLETE' && results && (

@@ -195,7 +195,7 @@ export function RunsPage() {
       {runs && runs.length > 0 && (
         <RunListTable runs={runs} selected={selected} onToggle={toggle} onChanged={load} />
       )}
-      {!runs && !listError && <p className="runs-muted">Loading runs…</p>}
+      {!runs && !listError && <p className="muted">Loading runs…</p>}
       <div className="row runs-paging">
         {cursors.length > 0 && (
           <button

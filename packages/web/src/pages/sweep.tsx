@@ -63,7 +63,7 @@ export function SweepPage() {
           {error}
         </p>
       )}
-      {!sweep && !error && <p className="sweeps-muted">Loading the sweep…</p>}
+      {!sweep && !error && <p className="muted">Loading the sweep…</p>}
       {sweep && (
         <>
           <dl className="sweeps-facts">

@@ -44,7 +44,7 @@ export function SweepsPage() {
           {error}
         </p>
       )}
-      {!sweeps && !error && <p className="sweeps-muted">Loading sweeps…</p>}
+      {!sweeps && !error && <p className="muted">Loading sweeps…</p>}
       {sweeps && sweeps.length === 0 && <p>No sweeps yet.</p>}
       {sweeps && sweeps.length > 0 && (
         <div className="table-wrap">
@@ -88,7 +88,7 @@ export function SweepsPage() {
                         ))}
                       </ul>
                     ) : (
-                      <span className="sweeps-muted">No grid</span>
+                      <span className="muted">No grid</span>
                     )}
                   </td>
                 </tr>
