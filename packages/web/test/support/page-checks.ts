@@ -8,10 +8,13 @@ import type { Page } from 'playwright-core';
 const widths = [1280, 390] as const;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Full-page screenshots at each width, named for the page; the viewport returns to the wide one. */
+/** Full-page screenshots at each width, named for the page, after checking the page fits the width; the viewport returns to the wide one. */
 export async function capture(page: Page, dir: string, name: string): Promise<void> {
   for (const width of widths) {
     await page.setViewportSize({ width, height: 900 });
+    // Nothing may push the page wider than the screen (wide tables scroll in their own box).
+    const pageWidth = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+    assert.ok(pageWidth <= width, `${name} is ${pageWidth} px wide at ${width} px`);
     await page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: widths[0], height: 900 });
