@@ -1,13 +1,21 @@
 import { mkdir, rm } from 'node:fs/promises';
-import { assertObjectKey, FileObjectStore, type ObjectStore } from './object-store.ts';
+import {
+  assertObjectKey,
+  type ConditionalObjectStore,
+  FileObjectStore,
+  type ObjectStore,
+  type ObjectVersion,
+} from './object-store.ts';
 
 /**
  * A read-through cache in front of a remote ObjectStore (S3): a worker replaying market data reads each
  * chunk from the bucket once and then from its local disk. Copies live as files under `dir`, bounded by
  * `maxBytes` with least-recently-used eviction; the directory is emptied when the cache opens, since copies
  * left by an earlier process may be stale. `put` and `delete` through the wrapper go to the remote store and
- * drop the local copy. Writes made by other machines are not seen for keys already cached: pass a
- * `cacheable` predicate that leaves out mutable keys (e.g. indexes) when other hosts write to the store.
+ * drop the local copy. Writes made by other machines are not seen for keys already cached, unless the cache
+ * revalidates: with `revalidate`, every read of a cached copy asks the remote store whether the copy is still
+ * current (a conditional request answered without a body when it is), so a month re-imported elsewhere is never
+ * served stale; without it, pass a `cacheable` predicate that leaves out mutable keys.
  */
 export interface CachedObjectStoreOptions {
   /** Directory for the cached copies; owned by the cache (emptied on open). */
@@ -16,6 +24,8 @@ export interface CachedObjectStoreOptions {
   maxBytes: number;
   /** Which keys may be cached (default: all). */
   cacheable?: (key: string) => boolean;
+  /** Check each cached copy against the remote store's tag (ETag) before serving it; needs a ConditionalObjectStore. */
+  revalidate?: boolean;
 }
 
 export interface CacheStats {
@@ -30,8 +40,9 @@ export class CachedObjectStore implements ObjectStore {
   private readonly files: FileObjectStore;
   private readonly maxBytes: number;
   private readonly cacheable: (key: string) => boolean;
-  /** key -> size, in least-recently-used-first order (a Map keeps insertion order). */
-  private readonly entries = new Map<string, number>();
+  private readonly conditional: ConditionalObjectStore | undefined;
+  /** key -> size and remote tag, in least-recently-used-first order (a Map keeps insertion order). */
+  private readonly entries = new Map<string, CacheEntry>();
   /** Bumped by writes, so a fetch that raced a write does not cache the bytes it read before it. */
   private readonly versions = new Map<string, number>();
   private readonly loading = new Map<string, Promise<Uint8Array | undefined>>();
@@ -43,9 +54,12 @@ export class CachedObjectStore implements ObjectStore {
   ) {
     if (!(Number.isSafeInteger(options.maxBytes) && options.maxBytes >= 0))
       throw new Error(`cache maxBytes must be a non-negative integer, got ${options.maxBytes}`);
+    if (options.revalidate && !('getIfChanged' in inner))
+      throw new Error('a revalidating cache needs a store that answers conditional reads (getIfChanged)');
     this.files = new FileObjectStore(options.dir);
     this.maxBytes = options.maxBytes;
     this.cacheable = options.cacheable ?? (() => true);
+    this.conditional = options.revalidate ? (inner as ConditionalObjectStore) : undefined;
   }
 
   /** Opens a cache over `inner`, emptying `options.dir`. */
@@ -61,7 +75,7 @@ export class CachedObjectStore implements ObjectStore {
 
   async get(key: string): Promise<Uint8Array | undefined> {
     assertObjectKey(key);
-    if (this.entries.has(key)) {
+    if (!this.conditional && this.entries.has(key)) {
       const bytes = await this.files.get(key);
       if (bytes && this.entries.has(key)) {
         this.touch(key);
@@ -79,14 +93,40 @@ export class CachedObjectStore implements ObjectStore {
     return load;
   }
 
-  private async fetch(key: string): Promise<Uint8Array | undefined> {
-    this.counts.misses++;
-    const version = this.versions.get(key) ?? 0;
+  /** The remote object, or 'unchanged' when `tag` is given and still current. */
+  private async remote(key: string, tag?: string): Promise<ObjectVersion | 'unchanged' | undefined> {
+    if (this.conditional) return this.conditional.getIfChanged(key, tag);
     const bytes = await this.inner.get(key);
-    if (bytes && bytes.byteLength <= this.maxBytes && this.cacheable(key)) {
+    return bytes && { bytes, tag: '' };
+  }
+
+  private async fetch(key: string): Promise<Uint8Array | undefined> {
+    const version = this.versions.get(key) ?? 0;
+    const entry = this.conditional ? this.entries.get(key) : undefined;
+    let found = await this.remote(key, entry?.tag);
+    if (found === 'unchanged') {
+      const bytes = await this.files.get(key);
+      if (bytes && this.entries.get(key) === entry) {
+        this.touch(key);
+        this.counts.hits++;
+        return bytes;
+      }
+      // the copy went while the server answered: read the object whole
+      found = await this.remote(key);
+    }
+    this.counts.misses++;
+    if (found === 'unchanged' || found === undefined) {
+      if (entry && this.entries.get(key) === entry) await this.drop(key);
+      return undefined;
+    }
+    const { bytes, tag } = found;
+    if (bytes.byteLength <= this.maxBytes && this.cacheable(key)) {
       await this.files.put(key, bytes);
-      if ((this.versions.get(key) ?? 0) === version) await this.remember(key, bytes.byteLength);
+      if ((this.versions.get(key) ?? 0) === version)
+        await this.remember(key, { size: bytes.byteLength, tag });
       else await this.files.delete(key);
+    } else if (entry && this.entries.get(key) === entry) {
+      await this.drop(key);
     }
     return bytes;
   }
@@ -121,16 +161,16 @@ export class CachedObjectStore implements ObjectStore {
   }
 
   private touch(key: string): void {
-    const size = this.entries.get(key) as number;
+    const entry = this.entries.get(key) as CacheEntry;
     this.entries.delete(key);
-    this.entries.set(key, size);
+    this.entries.set(key, entry);
   }
 
   private forget(key: string): void {
-    const size = this.entries.get(key);
-    if (size === undefined) return;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
     this.entries.delete(key);
-    this.counts.bytes -= size;
+    this.counts.bytes -= entry.size;
   }
 
   private async drop(key: string): Promise<void> {
@@ -138,10 +178,10 @@ export class CachedObjectStore implements ObjectStore {
     await this.files.delete(key);
   }
 
-  private async remember(key: string, size: number): Promise<void> {
+  private async remember(key: string, entry: CacheEntry): Promise<void> {
     this.forget(key);
-    this.entries.set(key, size);
-    this.counts.bytes += size;
+    this.entries.set(key, entry);
+    this.counts.bytes += entry.size;
     while (this.counts.bytes > this.maxBytes) {
       const oldest = this.entries.keys().next().value as string;
       this.forget(oldest);
@@ -150,4 +190,10 @@ export class CachedObjectStore implements ObjectStore {
       await this.files.delete(oldest);
     }
   }
+}
+
+interface CacheEntry {
+  size: number;
+  /** The remote tag of the cached bytes ('' when the store has none). */
+  tag: string;
 }

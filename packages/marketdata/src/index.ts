@@ -35,7 +35,14 @@ export {
 } from './codec/ticks.ts';
 export { readSignedVarints, writeSignedVarint } from './codec/varint.ts';
 export { exportParquet, type ParquetExport } from './export/parquet.ts';
-export { assertObjectKey, FileObjectStore, MemoryObjectStore, type ObjectStore } from './object-store.ts';
+export {
+  assertObjectKey,
+  type ConditionalObjectStore,
+  FileObjectStore,
+  MemoryObjectStore,
+  type ObjectStore,
+  type ObjectVersion,
+} from './object-store.ts';
 export { openObjectStore, s3ClientConfig } from './open-object-store.ts';
 export {
   type BarSource,

@@ -18,6 +18,21 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
 }
 
+/** An object's bytes with a tag that changes whenever they do (S3's ETag). */
+export interface ObjectVersion {
+  bytes: Uint8Array;
+  tag: string;
+}
+
+/**
+ * A store that can tell whether a copy is still current: a cache shared with writers on other machines
+ * revalidates its copies through it (CachedObjectStore's `revalidate`).
+ */
+export interface ConditionalObjectStore extends ObjectStore {
+  /** 'unchanged' when the object's tag is still `tag`; else its bytes and tag, or undefined when absent. */
+  getIfChanged(key: string, tag?: string): Promise<ObjectVersion | 'unchanged' | undefined>;
+}
+
 const KEY_SEGMENT = /^[A-Za-z0-9_=+@,][A-Za-z0-9._=+@,-]*$/;
 
 /** Throws unless `key` is a safe relative key: non-empty segments, no `.`/`..`, no leading dots, no backslashes. */

@@ -5,7 +5,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { assertObjectKey, type ObjectStore } from './object-store.ts';
+import { assertObjectKey, type ConditionalObjectStore, type ObjectVersion } from './object-store.ts';
 
 /**
  * The ObjectStore in an S3 bucket (AWS or any S3-compatible server), under an optional key prefix, so
@@ -21,13 +21,18 @@ export interface S3ObjectStoreOptions {
   pageSize?: number;
 }
 
+function isNotModified(err: unknown): boolean {
+  const meta = (err as { $metadata?: { httpStatusCode?: number } }).$metadata;
+  return meta?.httpStatusCode === 304 || (err as { name?: string }).name === 'NotModified';
+}
+
 function isNotFound(err: unknown): boolean {
   // only a missing key: NoSuchBucket (also a 404) is a configuration error and must surface
   const name = (err as { name?: string }).name;
   return name === 'NoSuchKey' || name === 'NotFound';
 }
 
-export class S3ObjectStore implements ObjectStore {
+export class S3ObjectStore implements ConditionalObjectStore {
   readonly bucket: string;
   /** '' or a prefix ending in '/'. */
   readonly root: string;
@@ -49,12 +54,25 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    const found = await this.getIfChanged(key);
+    return found === 'unchanged' ? undefined : found?.bytes;
+  }
+
+  /**
+   * A conditional GetObject (`If-None-Match` with the ETag the caller holds): 'unchanged' costs a 304 and
+   * no body, so a cache can check its copy is current with one small request.
+   */
+  async getIfChanged(key: string, tag?: string): Promise<ObjectVersion | 'unchanged' | undefined> {
     const Key = this.s3Key(key);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
-      if (!out.Body) return new Uint8Array(0);
-      return await out.Body.transformToByteArray();
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key, ...(tag !== undefined && { IfNoneMatch: tag }) }),
+      );
+      const bytes = out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
+      // without an ETag the copy can never be validated: an empty tag never matches
+      return { bytes, tag: out.ETag ?? '' };
     } catch (err) {
+      if (tag !== undefined && isNotModified(err)) return 'unchanged';
       if (isNotFound(err)) return undefined;
       throw err;
     }

@@ -238,6 +238,42 @@ describe('CachedObjectStore over S3', () => {
     assert.deepEqual(Array.from((await cache.get('k/w.bin')) ?? []), [9]);
   });
 
+  test('a revalidating cache never serves a copy another writer replaced', async () => {
+    const { store: objects, sent } = s3Store();
+    const cache = await CachedObjectStore.open(objects, {
+      dir: await tempDir('cache'),
+      maxBytes: 10_000,
+      revalidate: true,
+    });
+    await objects.put('bars/X/2024-01.hsb', new Uint8Array(500).fill(1));
+    assert.equal((await cache.get('bars/X/2024-01.hsb'))?.[0], 1);
+    // a current copy: one conditional request answered without a body, served from disk
+    assert.equal((await cache.get('bars/X/2024-01.hsb'))?.[0], 1);
+    assert.equal(cache.stats().hits, 1);
+    // another machine re-imports the month (the write does not go through this cache)
+    await objects.put('bars/X/2024-01.hsb', new Uint8Array(600).fill(2));
+    sent.length = 0;
+    const fresh = await cache.get('bars/X/2024-01.hsb');
+    assert.deepEqual(sent, ['GetObjectCommand']);
+    assert.equal(fresh?.length, 600);
+    assert.equal(fresh?.[0], 2);
+    assert.equal(cache.stats().bytes, 600);
+    assert.equal((await cache.get('bars/X/2024-01.hsb'))?.[0], 2);
+    assert.equal(cache.stats().hits, 2);
+    // and one deleted elsewhere reads as absent, its copy dropped
+    await objects.delete('bars/X/2024-01.hsb');
+    assert.equal(await cache.get('bars/X/2024-01.hsb'), undefined);
+    assert.equal(cache.stats().bytes, 0);
+    await assert.rejects(
+      CachedObjectStore.open(new MemoryObjectStore(), {
+        dir: await tempDir('cache'),
+        maxBytes: 1,
+        revalidate: true,
+      }),
+      /conditional/,
+    );
+  });
+
   test('opening a cache empties its directory', async () => {
     const { store: objects } = s3Store();
     const dir = await tempDir('cache');
