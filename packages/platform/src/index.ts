@@ -2,7 +2,8 @@ export { acquireDirectoryLock, DataDirLockedError } from './db/data-dir-lock.ts'
 export { type Database, openDatabase, type StorageTarget } from './db/database.ts';
 export * from './executors/index.ts';
 export { buildServer } from './http/server.ts';
-export { marketDir, openMarketStore } from './market/market-store.ts';
+export { withMarketImportLock } from './market/import-lock.ts';
+export { marketDir, marketImportLockDir, openMarketStore } from './market/market-store.ts';
 export {
   openPlatform,
   PLATFORM_VERSION,
@@ -25,3 +26,9 @@ export {
   readSettings,
   SettingsError,
 } from './settings.ts';
+export {
+  DEFAULT_CACHE_BYTES,
+  readStorageSettings,
+  type StorageSettings,
+  storageVariables,
+} from './storage/storage-settings.ts';

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 import { instrumentSeed } from '@hindsight/core';
 import { defaultLogStream } from '@hindsight/gateway';
 import { BUNDLED_SAMPLE_DIR, importBundledSample, repositoryDir } from '@hindsight/marketdata/import';
@@ -10,9 +11,11 @@ import { loadSigningSecret } from './auth/signing-secret.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import type { PlatformContext } from './http/context.ts';
 import { buildServer } from './http/server.ts';
+import { withMarketImportLock } from './market/import-lock.ts';
 import { openMarketStore } from './market/market-store.ts';
 import { PlatformMetrics } from './operations/platform-metrics.ts';
 import { RegistryStore } from './registry/registry-store.ts';
+import { S3Blobs } from './registry/s3-blobs.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
 import { CatalogRepository } from './repositories/catalog.ts';
 import { ConfigurationRepository } from './repositories/configurations.ts';
@@ -28,6 +31,7 @@ import type { ScenarioWorker } from './runner/worker.ts';
 import { autoRunVersion } from './scenarios/auto-run.ts';
 import { ScenarioCreation } from './scenarios/scenario-creation.ts';
 import { type PlatformSettings, SettingsError } from './settings.ts';
+import { readStorageSettings, type StorageSettings, storagePrefix } from './storage/storage-settings.ts';
 
 export const PLATFORM_VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -41,6 +45,8 @@ export interface PlatformOptions {
   runLimits?: Partial<RunLimits>;
   examplesDir?: string;
   sampleDir?: string;
+  /** Where market data, registry blobs and result files live (default: read from HINDSIGHT_STORAGE_URL). */
+  storage?: StorageSettings;
 }
 
 export interface SignIn {
@@ -65,6 +71,7 @@ export interface RunningPlatform {
 
 /** Opens storage and builds the API without listening (used by the CLI's offline commands too). */
 export async function openPlatform(settings: PlatformSettings, options: PlatformOptions = {}) {
+  const storage = options.storage ?? readStorageSettings(process.env);
   const database = await openDatabase(
     settings.databaseUrl
       ? { kind: 'postgres', url: settings.databaseUrl }
@@ -74,9 +81,16 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
     const signingSecret = loadSigningSecret(settings.dataDir, settings.secret);
     const cursors = new CursorCodec(signingSecret);
     const { db } = database;
-    const market = openMarketStore(settings.dataDir);
+    const s3 = storage.kind === 's3' ? new S3Client(storage.client) : undefined;
+    const market = await openMarketStore(settings.dataDir, storage, s3 && { client: s3 });
     const versions = new VersionRepository(db, cursors);
-    const registry = new RegistryStore(db, settings.dataDir);
+    const registry = new RegistryStore(
+      db,
+      settings.dataDir,
+      s3 && storage.kind === 's3'
+        ? new S3Blobs(s3, storage.bucket, storagePrefix(storage, 'registry'))
+        : undefined,
+    );
     const catalog = new CatalogRepository(db, (symbol) => market.dataCoverage(symbol));
     const scenarios = new ScenarioRepository(db, cursors);
     const signals = new ScenarioSignals();
@@ -104,19 +118,26 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
       examplesDir: options.examplesDir ?? DEFAULT_EXAMPLES_DIR,
       version: PLATFORM_VERSION,
     };
-    return { database, ctx };
+    return { database, ctx, storage };
   } catch (error) {
     await database.close();
     throw error;
   }
 }
 
-/** The catalog definitions are refreshed at every start; an empty market store takes in the sample. */
-async function seedCatalog(ctx: PlatformContext, sampleDir: string): Promise<void> {
+/**
+ * The catalog definitions are refreshed at every start; an empty market store takes in the sample. In a
+ * bucket several processes may start at once: the import lock lets one of them seed it.
+ */
+async function seedCatalog(ctx: PlatformContext, sampleDir: string, storage: StorageSettings): Promise<void> {
   await ctx.catalog.upsertDefinitions(instrumentSeed);
-  if ((await ctx.market.symbols()).length === 0 && existsSync(sampleDir)) {
-    await importBundledSample(ctx.market, sampleDir);
-  }
+  const seed = async () => {
+    if ((await ctx.market.symbols()).length === 0 && existsSync(sampleDir)) {
+      await importBundledSample(ctx.market, sampleDir);
+    }
+  };
+  if (storage.kind === 'data-dir') await seed();
+  else if ((await ctx.market.symbols()).length === 0) await withMarketImportLock(ctx.db, seed);
 }
 
 const DEMO_EMAIL = 'demo@hindsight.local';
@@ -142,12 +163,12 @@ export async function startPlatform(
   settings: PlatformSettings,
   options: PlatformOptions = {},
 ): Promise<RunningPlatform> {
-  const { database, ctx } = await openPlatform(settings, options);
+  const { database, ctx, storage } = await openPlatform(settings, options);
   let app: FastifyInstance | undefined;
   let worker: ScenarioWorker | undefined;
   let metrics: PlatformMetrics | undefined;
   try {
-    await seedCatalog(ctx, options.sampleDir ?? DEFAULT_SAMPLE_DIR);
+    await seedCatalog(ctx, options.sampleDir ?? DEFAULT_SAMPLE_DIR, storage);
     const signIn = await ensureSignIn(ctx, settings);
     await ctx.registry.purgeStaleUploads();
     metrics = settings.metrics ? new PlatformMetrics(ctx.db, ctx.version, () => worker) : undefined;

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { exportParquet } from '@hindsight/marketdata';
-import { openMarketStore, readSettings } from '@hindsight/platform';
+import { openMarketStore, readSettings, readStorageSettings } from '@hindsight/platform';
 import { failAndExit } from './fail.ts';
 
 export interface DataExportFlags {
@@ -24,9 +24,11 @@ const instant = (flag: string, value: string | undefined, fallback: number): num
 export async function runDataExport(flags: DataExportFlags): Promise<void> {
   try {
     const settings = readSettings(process.env, flags.dataDir === undefined ? {} : { dataDir: flags.dataDir });
-    const store = openMarketStore(settings.dataDir);
+    const store = await openMarketStore(settings.dataDir, readStorageSettings(process.env), { cache: false });
     if (!(await store.index(flags.symbol))) {
-      console.error(`hindsight: --symbol: no stored bars for "${flags.symbol}" in ${settings.dataDir}.`);
+      console.error(
+        `hindsight: --symbol: no stored bars for "${flags.symbol}" in ${process.env.HINDSIGHT_STORAGE_URL?.trim() || settings.dataDir}.`,
+      );
       process.exit(1);
     }
     const window = {

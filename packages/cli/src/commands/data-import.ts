@@ -8,7 +8,16 @@ import {
   parseColumnMapping,
   parseFormat,
 } from '@hindsight/marketdata/import';
-import { acquireDirectoryLock, marketDir, openMarketStore, readSettings } from '@hindsight/platform';
+import {
+  acquireDirectoryLock,
+  marketDir,
+  marketImportLockDir,
+  openDatabase,
+  openMarketStore,
+  readSettings,
+  readStorageSettings,
+  withMarketImportLock,
+} from '@hindsight/platform';
 import cliProgress from 'cli-progress';
 import { failAndExit } from './fail.ts';
 
@@ -70,9 +79,12 @@ export async function runDataImport(files: string[], flags: DataImportFlags): Pr
     usage(`--columns: ${(error as Error).message}`);
   }
 
-  const settings = (() => {
+  const { settings, storage } = (() => {
     try {
-      return readSettings(process.env, flags.dataDir === undefined ? {} : { dataDir: flags.dataDir });
+      return {
+        settings: readSettings(process.env, flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+        storage: readStorageSettings(process.env),
+      };
     } catch (error) {
       return failAndExit(error);
     }
@@ -88,8 +100,16 @@ export async function runDataImport(files: string[], flags: DataImportFlags): Pr
   );
   let started = false;
   let lock: { release(): void } | undefined;
+  let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
-    lock = acquireDirectoryLock(marketDir(settings.dataDir), 'The market-data store');
+    // One import at a time: a lock file in the data dir, or for a bucket shared through PostgreSQL a lock
+    // in the database every process of the platform uses.
+    if (storage.kind === 's3' && settings.databaseUrl) {
+      database = await openDatabase({ kind: 'postgres', url: settings.databaseUrl });
+    } else {
+      const dir = storage.kind === 's3' ? marketImportLockDir(settings.dataDir) : marketDir(settings.dataDir);
+      lock = acquireDirectoryLock(dir, 'The market-data store');
+    }
     const result = await importFiles(format, files, {
       ...options,
       onProgress: ({ source, bytesDone, bytesTotal }) => {
@@ -101,9 +121,13 @@ export async function runDataImport(files: string[], flags: DataImportFlags): Pr
       },
     });
     if (started) bar.stop();
-    const store = openMarketStore(settings.dataDir);
-    const written = await store.writeBars(flags.symbol, result.bars);
-    if (result.kind === 'bidask' && result.ticks) await store.writeTicks(flags.symbol, result.ticks);
+    const store = await openMarketStore(settings.dataDir, storage, { cache: false });
+    const write = async () => {
+      const bars = await store.writeBars(flags.symbol, result.bars);
+      if (result.kind === 'bidask' && result.ticks) await store.writeTicks(flags.symbol, result.ticks);
+      return bars;
+    };
+    const written = database ? await withMarketImportLock(database.db, write) : await write();
     for (const warning of result.warnings) console.error(`warning: ${warning}`);
     console.log(`Imported ${flags.symbol}: ${describeImport(result)}`);
     const list = (months: string[]) => (months.length > 0 ? months.join(', ') : 'none');
@@ -117,5 +141,6 @@ export async function runDataImport(files: string[], flags: DataImportFlags): Pr
     failAndExit(error);
   } finally {
     lock?.release();
+    await database?.close();
   }
 }

@@ -24,7 +24,8 @@ export class DataDirLockedError extends Error {
   }
 }
 
-const isAlive = (pid: number): boolean => {
+/** Whether a process with this id runs (one of another user counts: EPERM). */
+export const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

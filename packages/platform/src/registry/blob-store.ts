@@ -1,10 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type DigestAlgorithm, parseDigest } from './manifests.ts';
+import type { S3Blobs } from './s3-blobs.ts';
 
 /**
  * The registry's bytes on disk, beside the database in the data dir:
@@ -12,6 +13,9 @@ import { type DigestAlgorithm, parseDigest } from './manifests.ts';
  * shared by every version that links it) and `<data dir>/registry/uploads/<uuid>` the bytes of an upload
  * in progress. Bytes stream through: a layer is never held in memory. An upload becomes a blob by
  * fsync and rename, so a blob file is always whole (the object-store convention of `@hindsight/marketdata`).
+ * With `HINDSIGHT_STORAGE_URL=s3://...` completed blobs live in the bucket instead (`remote`, s3-blobs.ts):
+ * an upload still collects on the disk of the host that received it and is streamed to the bucket when it
+ * completes, so the requests of one push must reach one API host (docs/registry.md).
  *
  * The sha256 of each upload is kept running in memory while chunks arrive in order, so completing an
  * upload does not read the layer again; when the running hash is missing (another process took earlier
@@ -21,7 +25,11 @@ export class BlobStore {
   private readonly running = new Map<string, { size: number; hash: Hash }>();
   private readonly busy = new Map<string, Promise<unknown>>();
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    /** Where completed blobs live when not on disk. */
+    readonly remote?: S3Blobs,
+  ) {}
 
   blobPath(digest: string): string {
     const { algorithm, hex } = parseDigest(digest);
@@ -112,9 +120,16 @@ export class BlobStore {
     return `${algorithm}:${hash.digest('hex')}`;
   }
 
-  /** Makes the upload the blob `digest`: flushed to disk, then renamed into place (atomic). */
+  /** Makes the upload the blob `digest`: flushed to disk, then renamed into place (atomic), or sent to the bucket. */
   async commitUpload(id: string, digest: string): Promise<void> {
     const source = this.uploadPath(id);
+    if (this.remote) {
+      const size = await this.uploadSize(id);
+      if (size === undefined) throw new UploadGoneError(id);
+      await this.remote.putFile(digest, source, size);
+      await this.discardUpload(id);
+      return;
+    }
     const handle = await open(source, 'r+');
     try {
       await handle.sync();
@@ -142,17 +157,26 @@ export class BlobStore {
     }
   }
 
-  /** The blob file's size, or undefined when there is none. */
+  /** The stored blob's size, or undefined when there is none. */
   size(digest: string): Promise<number | undefined> {
-    return fileSize(this.blobPath(digest));
+    return this.remote ? this.remote.size(digest) : fileSize(this.blobPath(digest));
   }
 
-  read(digest: string, range?: { start: number; end: number }): ReadStream {
+  async read(digest: string, range?: { start: number; end: number }): Promise<Readable> {
+    if (this.remote) return this.remote.read(digest, range);
     return createReadStream(this.blobPath(digest), range ?? {});
   }
 
+  /** A small blob (an image config) whole. */
+  async readBytes(digest: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.read(digest)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   async remove(digest: string): Promise<void> {
-    await rm(this.blobPath(digest), { force: true });
+    if (this.remote) await this.remote.remove(digest);
+    else await rm(this.blobPath(digest), { force: true });
   }
 }
 

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { envFromEntries } from '../executors/image-command.ts';
 import type { RegistryStore } from './registry-store.ts';
 
@@ -37,7 +36,7 @@ export async function readImageRunConfig(
   if (!manifest) throw new Error(`the image ${digest} of version ${versionId} is not in the registry`);
   const configDigest = (JSON.parse(manifest.content.toString('utf8')) as { config: { digest: string } })
     .config.digest;
-  const config = JSON.parse(await readFile(registry.blobs.blobPath(configDigest), 'utf8')) as {
+  const config = JSON.parse((await registry.blobs.readBytes(configDigest)).toString('utf8')) as {
     config?: { Env?: string[] | null };
   };
   return { env: envFromEntries(config.config?.Env ?? []) };

@@ -15,6 +15,7 @@ import {
 import type { ImageStatus } from '../repositories/versions.ts';
 import { BlobStore } from './blob-store.ts';
 import { type Descriptor, digestOf, type ParsedManifest, parseDigest, type Reference } from './manifests.ts';
+import type { S3Blobs } from './s3-blobs.ts';
 
 /** A version seen as a registry repository (`v/<versionId>`). */
 export interface Repository {
@@ -54,8 +55,10 @@ export class RegistryStore {
   constructor(
     private readonly db: Db,
     dataDir: string,
+    /** Completed blobs in a bucket (HINDSIGHT_STORAGE_URL); uploads in progress stay in the data dir. */
+    remoteBlobs?: S3Blobs,
   ) {
-    this.blobs = new BlobStore(join(dataDir, 'registry'));
+    this.blobs = new BlobStore(join(dataDir, 'registry'), remoteBlobs);
   }
 
   async repository(versionId: string): Promise<Repository | undefined> {

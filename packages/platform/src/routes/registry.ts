@@ -217,7 +217,7 @@ export async function registryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       return reply.code(200).send();
     });
     app.get(url, on('pull'), async (request, reply) =>
-      reply.code(200).send(body(await describe(request, reply))),
+      reply.code(200).send(await body(await describe(request, reply))),
     );
   }
 
