@@ -27,6 +27,13 @@ export interface RunnerSettings {
   scenarioQuota: number;
   /** A claim lapses when its worker has not renewed it for this long (the worker died). */
   leaseSeconds: number;
+  /**
+   * Attempts a scenario gets when its runs end for platform faults (a lost worker, a platform error);
+   * the last one's failure is the scenario's (decision 40). Strategy failures are never retried.
+   */
+  maxAttempts: number;
+  /** How long a stopping worker lets its runs finish before it hands the rest back to the queue. */
+  stopGraceSeconds: number;
   connectTimeoutSeconds: number;
   stallTimeoutSeconds: number;
   /** Where a standalone worker reaches the platform's registry; `hindsight start` uses its own address. */
@@ -62,6 +69,8 @@ export const settingVariables = {
   executor: 'HINDSIGHT_EXECUTOR',
   scenarioQuota: 'HINDSIGHT_SCENARIO_QUOTA',
   leaseSeconds: 'HINDSIGHT_WORKER_LEASE_SECONDS',
+  maxAttempts: 'HINDSIGHT_MAX_ATTEMPTS',
+  stopGraceSeconds: 'HINDSIGHT_WORKER_STOP_GRACE_SECONDS',
   connectTimeoutSeconds: 'HINDSIGHT_CONNECT_TIMEOUT_SECONDS',
   stallTimeoutSeconds: 'HINDSIGHT_STALL_TIMEOUT_SECONDS',
   registryUrl: 'HINDSIGHT_REGISTRY_URL',
@@ -201,6 +210,8 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     executor,
     scenarioQuota: whole('scenarioQuota', 50, 1, 100_000),
     leaseSeconds: whole('leaseSeconds', 15, 1, 3600),
+    maxAttempts: whole('maxAttempts', 3, 1, 100),
+    stopGraceSeconds: whole('stopGraceSeconds', 30, 0, 86_400),
     connectTimeoutSeconds: whole('connectTimeoutSeconds', 60, 1, 3600),
     stallTimeoutSeconds: whole('stallTimeoutSeconds', 300, 0, 86_400),
     registryUrl: registryUrl?.replace(/\/$/, ''),

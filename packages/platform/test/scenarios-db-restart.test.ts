@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { isTransientDatabaseError } from '../src/db/transient.ts';
 import { buildStrategyImage, pushToVersion } from './support/images.ts';
 import { type PrivatePostgres, startPrivatePostgres } from './support/private-postgres.ts';
-import { createVersion, PYTHON_EXAMPLE } from './support/scenario-images.ts';
+import { createVersion, slowedPythonStarter } from './support/scenario-images.ts';
 import { postgres } from './support/storage-backends.ts';
 import { type Account, startTestPlatform, type TestPlatform } from './support/test-platform.ts';
 
@@ -24,22 +22,6 @@ const long = { startTime: '2024-01-02T00:00:00Z', endTime: '2024-01-03T00:00:00Z
 const short = { startTime: '2024-01-04T00:00:00Z', endTime: '2024-01-04T04:00:00Z' };
 const TERMINAL = new Set(['COMPLETE', 'FAILED', 'CANCELLED']);
 const FILES = ['metadata', 'timeseries', 'trades'] as const;
-
-/** The Python starter, 10 ms slower per candle, so that a run lasts long enough to span the restart. */
-const SLOWED_STARTER = `
-import asyncio, logging, sys
-import sma
-
-on_bar = sma.SmaCrossover.on_bar
-
-async def slow_on_bar(self, bar):
-    await asyncio.sleep(0.01)
-    await on_bar(self, bar)
-
-sma.SmaCrossover.on_bar = slow_on_bar
-logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", stream=sys.stdout)
-sys.exit(asyncio.run(sma.run()))
-`;
 
 describe('scenarios through a PostgreSQL restart (a private cluster)', () => {
   let server: PrivatePostgres | undefined;
@@ -59,11 +41,7 @@ describe('scenarios through a PostgreSQL restart (a private cluster)', () => {
     strategyId = (await t.api.post('/v1/strategies', { key: owner.key, body: { name: 'restart' } })).body.data
       .strategyId;
     const version = await createVersion(t.api, owner.key, strategyId);
-    const image = await buildStrategyImage({
-      'sma.py': readFileSync(join(PYTHON_EXAMPLE, 'main.py'), 'utf8'),
-      'main.py': SLOWED_STARTER,
-    });
-    await pushToVersion(t.api.baseUrl, version, image);
+    await pushToVersion(t.api.baseUrl, version, await buildStrategyImage(slowedPythonStarter()));
     versionId = version.data.versionId;
   });
 

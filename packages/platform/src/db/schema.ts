@@ -252,6 +252,12 @@ export const scenarios = pgTable(
      * app's progress); null until the replay starts.
      */
     progressAt: instant('progress_at'),
+    /** Claims so far: the number of the attempt running now, or of the last one (decision 40). */
+    attempt: integer('attempt').notNull().default(0),
+    /** Attempts that ended for a platform fault (a lost worker, a platform error): bounded by the max. */
+    platformFailures: integer('platform_failures').notNull().default(0),
+    /** The attempts that ended without an outcome and were requeued, oldest first (`AttemptRecord`s). */
+    attempts: jsonb('attempts').notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [
     index('scenarios_strategy_page_idx').on(t.strategyId, t.createdAt, t.id),

@@ -33,7 +33,8 @@ export class PlatformMetrics implements RunTelemetry {
   private readonly completed: Counter;
   private readonly failed: Counter<'error_type'>;
   private readonly stopped: Counter;
-  private readonly abandoned: Counter;
+  private readonly abandoned: Counter<'outcome'>;
+  private readonly requeued: Counter<'reason'>;
   private readonly runDuration: Histogram<'outcome'>;
   private readonly queueWait: Histogram;
   private readonly queueDepth: Gauge<'state'>;
@@ -78,9 +79,18 @@ export class PlatformMetrics implements RunTelemetry {
     });
     this.abandoned = new Counter({
       name: 'hindsight_scenarios_abandoned_total',
-      help: "Scenarios this process failed (platform) because their worker's lease lapsed: the worker died or lost the database.",
+      help: "Attempts this process ended because their worker's lease lapsed (the worker died or lost the database), by what became of the scenario: requeued, or failed (platform) with no attempt left.",
+      labelNames: ['outcome'],
       registers,
     });
+    for (const outcome of ['requeued', 'failed']) this.abandoned.inc({ outcome }, 0);
+    this.requeued = new Counter({
+      name: 'hindsight_scenario_attempts_requeued_total',
+      help: "Attempts of this process's worker that ended without an outcome and went back to the queue: the run failed for a platform reason (platform_error) or the stopping worker handed it back (worker_stopped). Lost workers' attempts are in hindsight_scenarios_abandoned_total.",
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of ['platform_error', 'worker_stopped']) this.requeued.inc({ reason }, 0);
     this.runDuration = new Histogram({
       name: 'hindsight_scenario_run_duration_seconds',
       help: "Wall-clock time of a run of this process's worker from RUNNING (the strategy connected) to its end, by outcome.",
@@ -88,7 +98,7 @@ export class PlatformMetrics implements RunTelemetry {
       buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200],
       registers,
     });
-    for (const outcome of ['complete', 'failed', 'stopped']) this.runDuration.zero({ outcome });
+    for (const outcome of ['complete', 'failed', 'requeued', 'stopped']) this.runDuration.zero({ outcome });
     this.queueWait = new Histogram({
       name: 'hindsight_scenario_queue_wait_seconds',
       help: "Time from a scenario's creation to its claim by this process's worker.",
@@ -131,13 +141,19 @@ export class PlatformMetrics implements RunTelemetry {
   runEnded(report: RunReport): void {
     if (report.outcome === 'complete') this.completed.inc();
     else if (report.outcome === 'failed') this.failed.inc({ error_type: report.errorType });
+    else if (report.outcome === 'requeued') this.requeued.inc({ reason: 'platform_error' });
     else this.stopped.inc();
     if (report.runningSeconds !== undefined)
       this.runDuration.observe({ outcome: report.outcome }, report.runningSeconds);
   }
 
-  scenariosAbandoned(count: number): void {
-    if (count > 0) this.abandoned.inc(count);
+  scenariosAbandoned(ended: { requeued: number; failed: number }): void {
+    if (ended.requeued > 0) this.abandoned.inc({ outcome: 'requeued' }, ended.requeued);
+    if (ended.failed > 0) this.abandoned.inc({ outcome: 'failed' }, ended.failed);
+  }
+
+  runsHandedBack(count: number): void {
+    if (count > 0) this.requeued.inc({ reason: 'worker_stopped' }, count);
   }
 
   /** The text exposition, after reading the queue's state from the database. */

@@ -1,5 +1,5 @@
 import { ApiError, badRequest, newId, notFound } from '@hindsight/core';
-import { and, arrayOverlaps, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, eq, gt, inArray, lt, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/database.ts';
 import { pgErrorCode } from '../db/errors.ts';
 import { type ScenarioState, scenarioLogs, scenarioResults, scenarios, users } from '../db/schema.ts';
@@ -21,6 +21,26 @@ export const ACTIVE_STATES: readonly ScenarioState[] = ['QUEUED', 'PENDING', 'RU
 export const TERMINAL_STATES: readonly ScenarioState[] = ['COMPLETE', 'FAILED', 'CANCELLED'];
 export type ErrorType = 'strategy' | 'platform';
 
+/**
+ * Why an attempt ended without an outcome and the scenario went back to the queue (decision 40):
+ * its worker was lost (lapsed lease), its worker was stopped and handed it back, or the run failed
+ * for a platform reason.
+ */
+export type AttemptEnd = 'worker_lost' | 'worker_stopped' | 'platform_error';
+
+/** One earlier attempt of a scenario, as its `attempts` list shows it. */
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: string;
+  runningAt?: string;
+  endedAt: string;
+  end: AttemptEnd;
+  message: string;
+}
+
+/** What ending an attempt did: requeued the scenario, failed it (no attempt left), or nothing (not held). */
+export type AttemptOutcome = 'requeued' | 'failed' | undefined;
+
 /** The reproducibility manifest recorded when a worker starts a run (docs/scenarios.md). */
 export interface ScenarioManifest {
   imageDigest: string;
@@ -38,6 +58,10 @@ export interface Scenario extends ConfigurationSettings {
   configId?: string;
   label?: string;
   state: ScenarioState;
+  /** The number of the attempt running now or of the last one; 0 until the first claim. */
+  attempt: number;
+  /** Earlier attempts that ended without an outcome and were requeued. */
+  attempts: AttemptRecord[];
   errorType?: ErrorType;
   errorMessage?: string;
   manifest?: ScenarioManifest;
@@ -77,6 +101,8 @@ export const toScenario = (row: Row): Scenario => {
     strategyVersionId: row.versionId,
     ownerId: row.ownerId,
     state: row.state,
+    attempt: row.attempt,
+    attempts: row.attempts as AttemptRecord[],
     subscriptions: settings.subscriptions,
     startTime: settings.startTime,
     endTime: settings.endTime,
@@ -121,6 +147,47 @@ function progressColumn(ids: string[], progress: ReadonlyMap<string, number>): S
   }
   if (cases.length === 0) return undefined;
   return sql`CASE ${scenarios.id} ${sql.join(cases, sql` `)} ELSE ${scenarios.progressAt} END`;
+}
+
+/** A timestamp column as the API renders instants (ISO-8601, milliseconds, `Z`), inside SQL. */
+const isoText = (column: SQLWrapper) =>
+  sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The SET of an UPDATE that ends the current attempt of the rows it matches (decision 40): back to
+ * QUEUED, with the attempt added to `attempts`, while fewer than `maxAttempts` attempts ended for a
+ * platform fault; otherwise FAILED `platform` with `message` and the count. A worker that hands its run
+ * back (`worker_stopped`) was not at fault: that attempt does not count towards the limit.
+ */
+function endAttemptSet(end: AttemptEnd, message: string, maxAttempts: number, now: Date) {
+  const counts = end !== 'worker_stopped';
+  const failures = counts ? sql`${scenarios.platformFailures} + 1` : sql`${scenarios.platformFailures}`;
+  const requeue = sql`(${failures} < ${maxAttempts}::int)`;
+  const record = sql`jsonb_strip_nulls(jsonb_build_object(
+    'attempt', ${scenarios.attempt},
+    'startedAt', ${isoText(scenarios.startedAt)},
+    'runningAt', ${isoText(scenarios.runningAt)},
+    'endedAt', ${now.toISOString()}::text,
+    'end', ${end}::text,
+    'message', ${message.slice(0, 1000)}::text))`;
+  const finalMessage = `${message.slice(0, 3800)} (attempt `;
+  const finalCount = sql`'; ' || ${failures} || ' of ' || ${maxAttempts}::int || ' allowed attempts ended for a platform reason)'`;
+  const keepUnlessRequeued = (column: SQLWrapper) => sql`CASE WHEN ${requeue} THEN NULL ELSE ${column} END`;
+  return {
+    state: sql`CASE WHEN ${requeue} THEN 'QUEUED' ELSE 'FAILED' END`,
+    platformFailures: failures,
+    attempts: sql`CASE WHEN ${requeue} THEN ${scenarios.attempts} || jsonb_build_array(${record}) ELSE ${scenarios.attempts} END`,
+    errorType: sql`CASE WHEN ${requeue} THEN NULL ELSE 'platform' END`,
+    errorMessage: sql`CASE WHEN ${requeue} THEN NULL ELSE ${finalMessage} || ${scenarios.attempt} || ${finalCount} END`,
+    finishedAt: sql`CASE WHEN ${requeue} THEN NULL ELSE ${now.toISOString()}::timestamptz END`,
+    workerId: keepUnlessRequeued(scenarios.workerId),
+    startedAt: keepUnlessRequeued(scenarios.startedAt),
+    runningAt: keepUnlessRequeued(scenarios.runningAt),
+    progressAt: keepUnlessRequeued(scenarios.progressAt),
+    manifest: keepUnlessRequeued(scenarios.manifest),
+    leaseExpiresAt: null,
+    updatedAt: now,
+  };
 }
 
 /** Rows `workerId` holds: claimed by it and not yet ended. */
@@ -330,8 +397,10 @@ export class ScenarioRepository {
           workerId,
           leaseExpiresAt: new Date(Date.now() + leaseMs),
           startedAt: at,
+          attempt: sql`${scenarios.attempt} + 1`,
           // A run starts its replay from the window's start: no progress of an earlier attempt stays.
           progressAt: null,
+          runningAt: null,
           updatedAt: new Date(),
         })
         .where(
@@ -475,28 +544,59 @@ export class ScenarioRepository {
   }
 
   /**
-   * Fails every claimed scenario whose lease lapsed (its worker died or lost the database): FAILED
-   * `platform`, never left non-terminal. `everyClaimed` fails them all, lease or not: an embedded store
-   * is opened by one process only, so at its start no live worker can hold any.
+   * Ends the attempt `workerId` is running without an outcome of its own (decision 40): requeued while
+   * attempts are left, else FAILED `platform`. `worker_stopped` (the worker hands its run back as it
+   * stops) always requeues. Answers undefined when the worker no longer holds the scenario.
    */
-  async failAbandoned(now = new Date(), everyClaimed = false): Promise<string[]> {
+  async endAttempt(
+    id: string,
+    workerId: string,
+    end: AttemptEnd,
+    message: string,
+    maxAttempts: number,
+    now = new Date(),
+  ): Promise<AttemptOutcome> {
+    const rows = await this.retrying(id, () =>
+      this.db
+        .update(scenarios)
+        .set(endAttemptSet(end, message, maxAttempts, now))
+        .where(and(eq(scenarios.id, id), heldBy(workerId)))
+        .returning({ state: scenarios.state }),
+    );
+    const state = rows[0]?.state;
+    return state === undefined ? undefined : state === 'QUEUED' ? 'requeued' : 'failed';
+  }
+
+  /**
+   * Ends the attempt of every claimed scenario whose lease lapsed (its worker died or lost the
+   * database) as a `worker_lost` attempt: requeued, or FAILED `platform` once `maxAttempts` attempts
+   * ended so; never left PENDING or RUNNING. `everyClaimed` takes them all, lease or not: an embedded
+   * store is opened by one process only, so at its start no live worker can hold any.
+   */
+  async requeueAbandoned(
+    maxAttempts: number,
+    now = new Date(),
+    everyClaimed = false,
+  ): Promise<{ requeued: string[]; failed: string[] }> {
     const lapsed = sql`${scenarios.leaseExpiresAt} < ${now.toISOString()}`;
     const rows = await this.retrying(undefined, () =>
       this.db
         .update(scenarios)
-        .set({
-          state: 'FAILED',
-          errorType: 'platform',
-          errorMessage:
+        .set(
+          endAttemptSet(
+            'worker_lost',
             'the worker running this scenario stopped (it crashed, was killed or lost the database) before the run ended',
-          finishedAt: now,
-          updatedAt: now,
-          leaseExpiresAt: null,
-        })
+            maxAttempts,
+            now,
+          ),
+        )
         .where(and(inArray(scenarios.state, ['PENDING', 'RUNNING']), everyClaimed ? undefined : lapsed))
-        .returning({ id: scenarios.id }),
+        .returning({ id: scenarios.id, state: scenarios.state }),
     );
-    return rows.map((r) => r.id);
+    return {
+      requeued: rows.filter((r) => r.state === 'QUEUED').map((r) => r.id),
+      failed: rows.filter((r) => r.state === 'FAILED').map((r) => r.id),
+    };
   }
 
   /** The zstd result file of a COMPLETE scenario. */

@@ -66,6 +66,24 @@ const manifestSchema = z
       'What the run depended on, recorded when a worker starts it: two runs with equal manifests produce byte-identical result files.',
   });
 
+const attemptSchema = z
+  .object({
+    attempt: z.int().min(1).meta({ description: 'Its number: 1 for the first claim.' }),
+    startedAt: isoTimestamp.meta({ description: 'When a worker claimed it.' }),
+    runningAt: isoTimestamp.optional().meta({ description: 'When the strategy connected, if it did.' }),
+    endedAt: isoTimestamp,
+    end: z.enum(['worker_lost', 'worker_stopped', 'platform_error']).meta({
+      description:
+        '`worker_lost`: its worker stopped renewing its lease (crashed, killed, cut off from the database). `worker_stopped`: its worker was shut down and handed the run back (does not count towards the limit). `platform_error`: the run failed for a platform reason.',
+    }),
+    message: z.string().meta({ description: 'What happened, in words.' }),
+  })
+  .meta({
+    id: 'ScenarioAttempt',
+    description:
+      'An attempt that ended without an outcome; the scenario went back to the queue and ran again from the start (decision 40).',
+  });
+
 export const scenarioSchema = z
   .object({
     scenarioId: z.uuid(),
@@ -88,6 +106,13 @@ export const scenarioSchema = z
         'FAILED only. `strategy`: the strategy exited non-zero, crashed, never connected, or stalled without acknowledging events. `platform`: a fault on our side.',
     }),
     errorMessage: z.string().optional().meta({ description: 'FAILED only: what happened, in words.' }),
+    attempt: z.int().min(0).meta({
+      description:
+        'The attempt running now or the last one: 0 until a worker claims it. A run that ends for a platform reason runs again, up to HINDSIGHT_MAX_ATTEMPTS (3) such attempts; strategy failures never do.',
+    }),
+    attempts: z.array(attemptSchema).meta({
+      description: 'Earlier attempts that ended without an outcome and were requeued, oldest first.',
+    }),
     ...settingsFields,
     manifest: manifestSchema.optional(),
     createdAt: isoTimestamp,

@@ -58,6 +58,8 @@ export interface RunDependencies {
   registryUrl: string;
   engineVersion: string;
   limits: RunLimits;
+  /** Attempts a scenario gets when its runs fail for platform reasons (decision 40). */
+  maxAttempts: number;
   log: FastifyBaseLogger;
 }
 
@@ -70,11 +72,15 @@ export interface RunProgressProbe {
   simulatedTime?: () => number;
 }
 
-/** A failure whose `errorType` is known where it is raised. */
+/**
+ * A failure whose `errorType` is known where it is raised. A platform failure is worth another attempt
+ * unless `final` (the image is gone: every attempt would fail alike).
+ */
 class RunFailure extends Error {
   constructor(
     readonly errorType: 'strategy' | 'platform',
     message: string,
+    readonly final = false,
   ) {
     super(message);
   }
@@ -240,9 +246,7 @@ export async function runScenario(
   if (outcome?.kind === 'complete') {
     report = await recordCompletion(deps, scenario, workerId, outcome.end, outcome.simulatedAt);
   } else if (outcome?.kind === 'failed') {
-    const { errorType, message } = outcome.failure;
-    if (await deps.scenarios.fail(id, workerId, errorType, message))
-      report = { outcome: 'failed', errorType };
+    report = await recordFailure(deps, id, workerId, outcome.failure);
   }
   mark('recorded');
   log.info({ outcome: outcome?.kind ?? 'stopped', phasesMs: phases }, 'scenario run ended');
@@ -264,6 +268,7 @@ async function resolveRun(
       repository?.imageStatus === 'evicted'
         ? `the image of version ${scenario.strategyVersionId} was evicted after the scenario was queued (IMAGE_EVICTED); upload a new version`
         : `version ${scenario.strategyVersionId} has no pushed image`,
+      true,
     );
   }
   const instruments = new Map<string, InstrumentDefinition>(
@@ -324,13 +329,12 @@ async function recordCompletion(
 ): Promise<RunReport> {
   const files = end.files;
   if (!files) {
-    const failed = await deps.scenarios.fail(
+    return recordFailure(
+      deps,
       scenario.scenarioId,
       workerId,
-      'platform',
-      'the run ended without result files',
+      new RunFailure('platform', 'the run ended without result files'),
     );
-    return failed ? { outcome: 'failed', errorType: 'platform' } : { outcome: 'stopped' };
   }
   const completed = await deps.scenarios.complete(
     scenario.scenarioId,
@@ -341,6 +345,30 @@ async function recordCompletion(
     new Date(simulatedAt),
   );
   return completed ? { outcome: 'complete' } : { outcome: 'stopped' };
+}
+
+/**
+ * A strategy failure, or a platform failure on its last attempt, fails the scenario; an earlier
+ * platform failure sends it back to the queue (decision 40).
+ */
+async function recordFailure(
+  deps: RunDependencies,
+  id: string,
+  workerId: string,
+  failure: RunFailure,
+): Promise<RunReport> {
+  const { errorType, message } = failure;
+  if (errorType === 'platform' && !failure.final) {
+    const ended = await deps.scenarios.endAttempt(id, workerId, 'platform_error', message, deps.maxAttempts);
+    if (ended === 'requeued') {
+      deps.log.warn({ scenarioId: id, err: failure }, 'the run failed for a platform reason; requeued');
+      return { outcome: 'requeued' };
+    }
+    return ended === 'failed' ? { outcome: 'failed', errorType } : { outcome: 'stopped' };
+  }
+  return (await deps.scenarios.fail(id, workerId, errorType, message))
+    ? { outcome: 'failed', errorType }
+    : { outcome: 'stopped' };
 }
 
 async function saveLogs(

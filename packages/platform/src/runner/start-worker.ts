@@ -28,7 +28,7 @@ export interface WorkerSetup {
   /** The platform's base URL as this worker reaches it (the registry is served there). */
   registryUrl: string;
   log: FastifyBaseLogger;
-  /** Embedded store: this process owns it, so claims left by an earlier run are failed at start. */
+  /** Embedded store: this process owns it, so claims left by an earlier run are requeued at start. */
   embedded: boolean;
   /** Scenarios run at once (default: `runner.workers`). */
   concurrency?: number;
@@ -83,6 +83,7 @@ export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
       signingSecret: ctx.signingSecret,
       registryUrl: setup.registryUrl,
       engineVersion: ENGINE_VERSION,
+      maxAttempts: runner.maxAttempts,
       limits: {
         connectTimeoutMs: runner.connectTimeoutSeconds * 1000,
         stallTimeoutMs: runner.stallTimeoutSeconds * 1000,
@@ -95,7 +96,10 @@ export async function startWorker(setup: WorkerSetup): Promise<ScenarioWorker> {
       concurrency,
       leaseMs: runner.leaseSeconds * 1000,
       pollMs: 1000,
-      failClaimedAtStart: setup.embedded,
+      maxAttempts: runner.maxAttempts,
+      // An embedded store's runs can only go on in this process's next start: hand them back at once.
+      stopGraceMs: setup.embedded ? 0 : runner.stopGraceSeconds * 1000,
+      requeueClaimedAtStart: setup.embedded,
       ...(setup.telemetry && { telemetry: setup.telemetry }),
     },
     ctx.signals,

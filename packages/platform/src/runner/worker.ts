@@ -13,8 +13,12 @@ export interface WorkerOptions {
   leaseMs: number;
   /** How often an idle worker looks for QUEUED scenarios (a creation in this process wakes it at once). */
   pollMs: number;
-  /** Embedded store: fail every claimed scenario at start (no other process can be running them). */
-  failClaimedAtStart?: boolean;
+  /** Attempts a scenario gets when its runs end for platform faults (decision 40). */
+  maxAttempts: number;
+  /** How long `stop()` lets the runs in progress finish before it hands the rest back to the queue. */
+  stopGraceMs: number;
+  /** Embedded store: requeue every claimed scenario at start (no other process can be running them). */
+  requeueClaimedAtStart?: boolean;
   /** Told of each claim, each run's end and each abandoned scenario failed (the platform's metrics). */
   telemetry?: RunTelemetry;
 }
@@ -22,7 +26,9 @@ export interface WorkerOptions {
 /**
  * A worker: claims QUEUED scenarios from the shared table (any number of workers, in any number of
  * processes and machines), runs up to `concurrency` of them, renews their leases, stops those that
- * were cancelled or deleted, and fails the scenarios of workers that died (lapsed leases).
+ * were cancelled or deleted, and requeues the scenarios of workers that died (lapsed leases) while
+ * they have attempts left (decision 40). Stopping, it lets its runs finish within a grace period and
+ * hands the rest back to the queue.
  *
  * Its writes ride out database outages (docs/scenarios.md, "Database outages"): a write about a run
  * retries until that run's lease, as last written, would lapse; a queue-wide one for a lease's length.
@@ -37,6 +43,8 @@ export class ScenarioWorker {
   /** When the lease this worker last wrote for each of its runs lapses (epoch ms). */
   private readonly leaseEnds = new Map<string, number>();
   private stopped = false;
+  /** Set once the grace period is over: the runs still going are being handed back. */
+  private handingBack = false;
   /** Cuts short the retries of queue-wide writes when the worker stops. */
   private readonly stopping = new AbortController();
   private wake: (() => void) | undefined;
@@ -70,11 +78,9 @@ export class ScenarioWorker {
 
   /** Starts claiming. */
   async start(): Promise<void> {
-    if (this.options.failClaimedAtStart) {
-      const failed = await this.scenarios.failAbandoned(new Date(), true);
-      this.options.telemetry?.scenariosAbandoned(failed.length);
-      if (failed.length > 0)
-        this.deps.log.warn({ scenarios: failed }, 'failed scenarios left running by the last run');
+    if (this.options.requeueClaimedAtStart) {
+      const ended = await this.scenarios.requeueAbandoned(this.options.maxAttempts, new Date(), true);
+      this.reportAbandoned(ended, 'scenarios left running by the last run');
     }
     this.signals?.onQueued(this.nudge);
     this.signals?.onStopped(this.stopRun);
@@ -106,8 +112,10 @@ export class ScenarioWorker {
           // Renew first: after an outage longer than a lease, this worker's own runs are not lost
           // unless another worker or API process failed them before this worker got through.
           await this.renew();
-          const abandoned = await this.scenarios.failAbandoned();
-          this.options.telemetry?.scenariosAbandoned(abandoned.length);
+          this.reportAbandoned(
+            await this.scenarios.requeueAbandoned(this.options.maxAttempts),
+            'scenarios of a lost worker',
+          );
           const scenario = await this.scenarios.claim(this.id, this.options.leaseMs);
           if (scenario) {
             claimed = true;
@@ -122,8 +130,9 @@ export class ScenarioWorker {
                 return { outcome: 'stopped' };
               })
               .then((report) => {
-                // A run stopped by `stop()` is counted there, as the failure it records.
-                if (!(report.outcome === 'stopped' && this.stopped)) this.options.telemetry?.runEnded(report);
+                // A run stopped to be handed back is counted by `stop()`, which hands it back.
+                if (!(report.outcome === 'stopped' && this.handingBack))
+                  this.options.telemetry?.runEnded(report);
                 return report;
               })
               .finally(() => {
@@ -140,6 +149,15 @@ export class ScenarioWorker {
       }
       if (!claimed && !this.stopped) await this.idle();
     }
+  }
+
+  private reportAbandoned(ended: { requeued: string[]; failed: string[] }, what: string): void {
+    this.options.telemetry?.scenariosAbandoned({
+      requeued: ended.requeued.length,
+      failed: ended.failed.length,
+    });
+    if (ended.requeued.length + ended.failed.length > 0)
+      this.deps.log.warn(ended, `ended the attempts of ${what}`);
   }
 
   private idle(): Promise<void> {
@@ -217,31 +235,57 @@ export class ScenarioWorker {
   }
 
   /**
-   * Stops claiming, stops the runs in progress and fails them as `platform` (the platform is going
-   * away, not the strategy), and waits until every strategy process is gone.
+   * Stops claiming and lets the runs in progress go on (their leases renewed, cancels obeyed) for up
+   * to `stopGraceMs`; then stops the runs still going and hands them back to the queue, where another
+   * worker runs them again from the start (equal manifests give equal files, decision 40). Waits until
+   * every strategy process is gone.
    */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // Queue-wide writes stop retrying (a claim in an outage must not hold the stop up); a renewal
+    // that fails meanwhile is tried again at the next tick.
     this.stopping.abort();
     this.wake?.();
-    clearInterval(this.renewTimer);
     this.signals?.offQueued(this.nudge);
-    this.signals?.offStopped(this.stopRun);
     await this.loop;
+    if (this.running.size > 0 && this.options.stopGraceMs > 0) {
+      this.deps.log.info(
+        { runs: [...this.running.keys()], graceMs: this.options.stopGraceMs },
+        'stopping: letting the runs in progress finish',
+      );
+      const finished = Promise.all([...this.running.values()].map((run) => run.done));
+      await Promise.race([finished, sleep(this.options.stopGraceMs)]);
+    }
+    this.handingBack = true;
     const runs = [...this.running.entries()];
     for (const [, run] of runs) run.abort.abort();
     const reports = await Promise.all(runs.map(([, run]) => run.done));
+    let handedBack = 0;
     for (const [index, [id]] of runs.entries()) {
       const report = reports[index];
       if (report?.outcome !== 'stopped') continue;
-      const failed = await this.scenarios
-        .fail(id, this.id, 'platform', 'the worker running this scenario was shut down before the run ended')
-        .catch(() => false);
-      this.options.telemetry?.runEnded(
-        failed ? { ...report, outcome: 'failed', errorType: 'platform' } : report,
-      );
+      const outcome = await this.scenarios
+        .endAttempt(
+          id,
+          this.id,
+          'worker_stopped',
+          'the worker running this scenario was stopped before the run ended',
+          this.options.maxAttempts,
+        )
+        .catch((error: Error) => {
+          this.deps.log.warn({ scenarioId: id, err: error }, 'could not hand the run back');
+          return undefined;
+        });
+      if (outcome === 'requeued') handedBack += 1;
+      else this.options.telemetry?.runEnded(report);
     }
+    this.options.telemetry?.runsHandedBack(handedBack);
+    if (handedBack > 0) this.deps.log.info({ runs: handedBack }, 'handed unfinished runs back to the queue');
+    clearInterval(this.renewTimer);
+    this.signals?.offStopped(this.stopRun);
     await this.deps.executor.close();
   }
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -154,3 +154,25 @@ export function typeScriptStarter(): LayerEntry[] {
   walk(wsDir);
   return entries;
 }
+
+/** The Python starter, 10 ms slower per candle, so that a run lasts long enough for a restart or a kill. */
+const SLOWED_STARTER = `
+import asyncio, logging, sys
+import sma
+
+on_bar = sma.SmaCrossover.on_bar
+
+async def slow_on_bar(self, bar):
+    await asyncio.sleep(0.01)
+    await on_bar(self, bar)
+
+sma.SmaCrossover.on_bar = slow_on_bar
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", stream=sys.stdout)
+sys.exit(asyncio.run(sma.run()))
+`;
+
+/** The files of an image running the slowed Python starter (`main.py`, with the starter as `sma.py`). */
+export const slowedPythonStarter = (): Record<string, string> => ({
+  'sma.py': readFileSync(join(PYTHON_EXAMPLE, 'main.py'), 'utf8'),
+  'main.py': SLOWED_STARTER,
+});

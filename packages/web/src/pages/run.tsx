@@ -13,6 +13,7 @@ import { type Candles, internal, type RunSummary, type Timeseries, type TradeLot
 import type { components } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { cancelRun, deleteRun } from '../components/run-api.ts';
+import { RunAttempts } from '../components/run-attempts.tsx';
 import { RunDownloads } from '../components/run-downloads.tsx';
 import { RunEquityChart } from '../components/run-equity-chart.tsx';
 import { RunLogs } from '../components/run-logs.tsx';
@@ -188,6 +189,7 @@ export function RunPage() {
         <Link to="/runs">← Runs</Link>
       </p>
       <RunHeader summary={summary} onDeleted={() => navigate('/runs')} onChanged={refresh} />
+      {scenario && <RunAttempts attempt={scenario.attempt} attempts={scenario.attempts} />}
       {summaryError && (
         <p className="error" role="alert">
           {summaryError}
