@@ -199,17 +199,18 @@ export async function startPlatform(
         ...(metrics && { telemetry: metrics }),
       });
     }
-    // A process without a worker of its own fails lapsed leases itself (a worker's claim loop does it
-    // otherwise), so that a scenario whose only worker died ends all the same.
+    // A process without a worker of its own ends lapsed leases itself (a worker's claim loop does it
+    // otherwise), so that a scenario whose only worker died is requeued or ends all the same.
     const reaper = worker
       ? undefined
       : setInterval(
           () => {
             ctx.scenarios
-              .failAbandoned()
-              .then((ids) => {
-                metrics?.scenariosAbandoned(ids.length);
-                if (ids.length > 0) log.warn({ scenarios: ids }, 'failed scenarios of a lost worker');
+              .requeueAbandoned(settings.runner.maxAttempts)
+              .then((ended) => {
+                metrics?.scenariosAbandoned({ requeued: ended.requeued.length, failed: ended.failed.length });
+                if (ended.requeued.length + ended.failed.length > 0)
+                  log.warn(ended, 'ended the attempts of scenarios of a lost worker');
               })
               .catch((error: Error) => log.warn({ err: error }, 'lease check failed'));
           },
@@ -244,7 +245,7 @@ export async function startPlatform(
 export interface RunningWorker {
   worker: ScenarioWorker;
   ctx: PlatformContext;
-  /** Stops claiming, fails the runs in progress as `platform`, and closes the store. */
+  /** Stops claiming, lets the runs in progress finish within the grace period, hands the rest back, closes the store. */
   close(): Promise<void>;
 }
 
