@@ -14,6 +14,7 @@ import { buildServer } from './http/server.ts';
 import { withMarketImportLock } from './market/import-lock.ts';
 import { openMarketStore } from './market/market-store.ts';
 import { PlatformMetrics } from './operations/platform-metrics.ts';
+import { startWorkerServer } from './operations/worker-server.ts';
 import { RegistryStore } from './registry/registry-store.ts';
 import { S3Blobs } from './registry/s3-blobs.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
@@ -245,6 +246,8 @@ export async function startPlatform(
 export interface RunningWorker {
   worker: ScenarioWorker;
   ctx: PlatformContext;
+  /** Where the worker serves /livez, /readyz and /metrics (HINDSIGHT_WORKER_PORT), if it does. */
+  operationsUrl?: string;
   /** Stops claiming, lets the runs in progress finish within the grace period, hands the rest back, closes the store. */
   close(): Promise<void>;
 }
@@ -266,9 +269,26 @@ export async function runWorker(
     );
   }
   const { database, ctx } = await openPlatform(settings, options);
+  let server: { app: FastifyInstance; url: string } | undefined;
   try {
     const log = pino({ level: options.logLevel ?? 'info' }, defaultLogStream());
-    const worker = await startWorker({
+    let worker: ScenarioWorker | undefined;
+    const metrics =
+      settings.workerPort !== undefined && settings.metrics
+        ? new PlatformMetrics(ctx.db, ctx.version, () => worker)
+        : undefined;
+    // Listening first: a port taken stops the start before any scenario is claimed.
+    server =
+      settings.workerPort === undefined
+        ? undefined
+        : await startWorkerServer({
+            db: ctx.db,
+            worker: () => worker,
+            metrics,
+            host: settings.host,
+            port: settings.workerPort,
+          });
+    worker = await startWorker({
       ctx,
       runner: settings.runner,
       dataDir: settings.dataDir,
@@ -277,17 +297,26 @@ export async function runWorker(
       embedded: false,
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       ...(options.runLimits && { limits: options.runLimits }),
+      ...(metrics && { telemetry: metrics }),
     });
-    log.info({ workerId: worker.id, executor: settings.runner.executor }, 'scenario worker started');
+    const running = worker;
+    const operations = server;
+    log.info(
+      { workerId: worker.id, executor: settings.runner.executor, operations: operations?.url },
+      'scenario worker started',
+    );
     return {
-      worker,
+      worker: running,
       ctx,
+      ...(operations && { operationsUrl: operations.url }),
       close: async () => {
-        await worker.stop();
+        await running.stop();
+        await operations?.app.close();
         await database.close();
       },
     };
   } catch (error) {
+    await server?.app.close().catch(() => {});
     await database.close();
     throw error;
   }

@@ -15,6 +15,8 @@ export interface PlatformSettings {
   admin: { email: string; password: string } | undefined;
   /** Whether `GET /metrics` is served (docs/operating.md, "Health and metrics"). */
   metrics: boolean;
+  /** Where `hindsight worker` serves /livez, /readyz and /metrics (on `host`); none when unset. */
+  workerPort: number | undefined;
   runner: RunnerSettings;
 }
 
@@ -80,6 +82,7 @@ export const settingVariables = {
   strategyScratch: 'HINDSIGHT_STRATEGY_SCRATCH',
   sandbox: 'HINDSIGHT_SANDBOX',
   metrics: 'HINDSIGHT_METRICS',
+  workerPort: 'HINDSIGHT_WORKER_PORT',
 } as const;
 
 export type SettingInput = Partial<Record<keyof typeof settingVariables, string>>;
@@ -103,6 +106,14 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
   const port = Number(portText);
   if (!/^[0-9]+$/.test(portText) || port > 65535) {
     throw new SettingsError(settingVariables.port, `"${portText}" is not a port number (0-65535).`);
+  }
+
+  const workerPortText = pick('workerPort');
+  if (workerPortText !== undefined && (!/^[0-9]+$/.test(workerPortText) || Number(workerPortText) > 65535)) {
+    throw new SettingsError(
+      settingVariables.workerPort,
+      `"${workerPortText}" is not a port number (0-65535).`,
+    );
   }
 
   const databaseUrl = pick('databaseUrl');
@@ -233,6 +244,7 @@ export function readSettings(env: NodeJS.ProcessEnv, overrides: SettingInput = {
     secret,
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
     metrics: metrics === 'on',
+    workerPort: workerPortText === undefined ? undefined : Number(workerPortText),
   };
 }
 

@@ -72,8 +72,13 @@ describe('scenario attempts (postgres)', () => {
     }
   }
 
-  /** A worker process (`hindsight worker`, one run at a time), claiming once it prints `ready`. */
-  async function startWorker(env: Record<string, string> = {}): Promise<ChildProcess> {
+  /**
+   * A worker process (`hindsight worker`, one run at a time), claiming once it prints `ready`; with
+   * HINDSIGHT_WORKER_PORT, `operations` is where it serves its probes and metrics.
+   */
+  async function startWorker(
+    env: Record<string, string> = {},
+  ): Promise<ChildProcess & { operations?: string }> {
     const { platform, store } = t.get();
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', workerScript], {
       env: {
@@ -89,14 +94,25 @@ describe('scenario attempts (postgres)', () => {
     workers.push(child);
     let output = '';
     child.stdout?.setEncoding('utf8');
-    await new Promise<void>((resolve, reject) => {
+    const line = await new Promise<string>((resolve, reject) => {
       child.stdout?.on('data', (chunk: string) => {
         output += chunk;
-        if (output.includes('ready')) resolve();
+        const ready = /^ready .*$/m.exec(output);
+        if (ready) resolve(ready[0]);
       });
       child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it was ready`)));
     });
-    return child;
+    const operations = line.split(' ')[2];
+    return Object.assign(child, operations ? { operations } : {});
+  }
+
+  async function waitForProbe<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+    const deadline = Date.now() + PATIENCE_MS;
+    for (;;) {
+      const value = await read();
+      if (done(value) || Date.now() > deadline) return value;
+      await sleep(100);
+    }
   }
 
   async function files(id: string): Promise<Record<string, Buffer>> {
@@ -205,12 +221,34 @@ describe('scenario attempts (postgres)', () => {
     assert.deepEqual(await exited, [0, null]);
   });
 
-  it('lets a run finish within the grace period when its worker is stopped', async () => {
+  it('lets a run finish within the grace period when its worker is stopped; probes and metrics say so', async () => {
     const id = await create();
-    const worker = await startWorker({ HINDSIGHT_WORKER_STOP_GRACE_SECONDS: '300' });
+    const worker = await startWorker({
+      HINDSIGHT_WORKER_STOP_GRACE_SECONDS: '300',
+      HINDSIGHT_WORKER_PORT: '0',
+    });
+    assert.ok(worker.operations, 'the worker serves its operations endpoints');
+    const probe = async (path: string) => {
+      const response = await fetch(`${worker.operations}${path}`);
+      return { status: response.status, text: await response.text() };
+    };
     await waitFor(id, (s) => s.state === 'RUNNING' || TERMINAL.has(s.state));
+    const ready = await probe('/readyz');
+    assert.equal(ready.status, 200, ready.text);
+    assert.deepEqual(JSON.parse(ready.text), { ready: true, checks: { database: 'ok', worker: 'ok' } });
+    const metrics = (await probe('/metrics')).text;
+    assert.match(metrics, /^hindsight_scenario_runs_started_total 1$/m);
+    assert.match(metrics, /^hindsight_worker_active_runs 1$/m);
+
     const exited = once(worker, 'exit');
     worker.kill('SIGTERM');
+    // While its run finishes, the worker is alive but takes no new work.
+    const stopping = await waitForProbe(
+      () => probe('/readyz'),
+      (r) => r.status === 503,
+    );
+    assert.match(stopping.text, /"worker":"stopped"/);
+    assert.equal((await probe('/livez')).status, 200);
     assert.deepEqual(await exited, [0, null]);
     const scenario = await get(id);
     assert.equal(scenario.state, 'COMPLETE', JSON.stringify(scenario));
