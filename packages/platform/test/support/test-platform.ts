@@ -45,6 +45,9 @@ export async function startTestPlatform(
       ...(store.databaseUrl && { databaseUrl: store.databaseUrl }),
       // No scenario worker unless a test asks for one: most files only exercise the API.
       workers: '0',
+      // A test's platform closes with whatever is still running handed back at once (the grace
+      // period has tests of its own: scenarios-attempts.test.ts).
+      stopGraceSeconds: '0',
       ...options.settings,
     },
   );
