@@ -1,5 +1,13 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +59,12 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** Where else the cluster listens: an address of this host, and the clients (CIDR) trusted there. */
+export interface PrivatePostgresOptions {
+  listen?: { address: string; clients: string };
+}
+
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
   const bin = serverBinDir();
   const asRoot = process.getuid?.() === 0;
   // As root: run as `postgres`, in a temp dir it owns (initdb and the server refuse root).
@@ -74,13 +87,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       throw new Error(`pg_ctl ${args.at(-1)} failed: ${error.message}\n${tail}`);
     });
   };
+  const listenAddresses = ['127.0.0.1', ...(options.listen ? [options.listen.address] : [])].join(',');
   let running = false;
   const start = async () => {
     await pgCtl([
       '-l',
       log,
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=${listenAddresses} -c fsync=off -c full_page_writes=off`,
       'start',
     ]);
     running = true;
@@ -97,6 +111,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   try {
     const [file, argv] = command('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
     await run(file, argv);
+    // initdb trusts loopback only; other hosts (network namespaces) connect from their own addresses.
+    if (options.listen)
+      appendFileSync(join(data, 'pg_hba.conf'), `host all all ${options.listen.clients} trust\n`);
     await start();
   } catch (error) {
     kill();
