@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
 import { instrumentSeed } from '@hindsight/core';
 import { defaultLogStream } from '@hindsight/gateway';
 import { BUNDLED_SAMPLE_DIR, importBundledSample, repositoryDir } from '@hindsight/marketdata/import';
@@ -16,7 +15,6 @@ import { openMarketStore } from './market/market-store.ts';
 import { PlatformMetrics } from './operations/platform-metrics.ts';
 import { startWorkerServer } from './operations/worker-server.ts';
 import { RegistryStore } from './registry/registry-store.ts';
-import { S3Blobs } from './registry/s3-blobs.ts';
 import { ApiKeyRepository } from './repositories/api-keys.ts';
 import { CatalogRepository } from './repositories/catalog.ts';
 import { ConfigurationRepository } from './repositories/configurations.ts';
@@ -32,7 +30,8 @@ import type { ScenarioWorker } from './runner/worker.ts';
 import { autoRunVersion } from './scenarios/auto-run.ts';
 import { ScenarioCreation } from './scenarios/scenario-creation.ts';
 import { type PlatformSettings, SettingsError } from './settings.ts';
-import { readStorageSettings, type StorageSettings, storagePrefix } from './storage/storage-settings.ts';
+import { openPlatformBucket } from './storage/platform-bucket.ts';
+import { readStorageSettings, type StorageSettings } from './storage/storage-settings.ts';
 
 export const PLATFORM_VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -82,18 +81,12 @@ export async function openPlatform(settings: PlatformSettings, options: Platform
     const signingSecret = loadSigningSecret(settings.dataDir, settings.secret);
     const cursors = new CursorCodec(signingSecret);
     const { db } = database;
-    const s3 = storage.kind === 's3' ? new S3Client(storage.client) : undefined;
-    const market = await openMarketStore(settings.dataDir, storage, s3 && { client: s3 });
+    const bucket = openPlatformBucket(storage);
+    const market = await openMarketStore(settings.dataDir, storage, bucket && { client: bucket.client });
     const versions = new VersionRepository(db, cursors);
-    const registry = new RegistryStore(
-      db,
-      settings.dataDir,
-      s3 && storage.kind === 's3'
-        ? new S3Blobs(s3, storage.bucket, storagePrefix(storage, 'registry'))
-        : undefined,
-    );
+    const registry = new RegistryStore(db, settings.dataDir, bucket?.registryBlobs);
     const catalog = new CatalogRepository(db, (symbol) => market.dataCoverage(symbol));
-    const scenarios = new ScenarioRepository(db, cursors);
+    const scenarios = new ScenarioRepository(db, cursors, bucket?.resultFiles);
     const signals = new ScenarioSignals();
     const ctx: PlatformContext = {
       db,

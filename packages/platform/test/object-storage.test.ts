@@ -53,6 +53,7 @@ interface StarterRun {
   key: string;
   strategyId: string;
   versionId: string;
+  scenarioId: string;
 }
 
 /** Pushes the TypeScript starter with skopeo and runs it over one day; the result files as served. */
@@ -84,7 +85,7 @@ async function runStarter(t: TestPlatform): Promise<StarterRun> {
     assert.equal(response.status, 200, file);
     files[file] = Buffer.from(await response.arrayBuffer());
   }
-  return { files, key: owner.key, strategyId, versionId: version.data.versionId };
+  return { files, key: owner.key, strategyId, versionId: version.data.versionId, scenarioId: id };
 }
 
 async function withPlatform<T>(storage: StorageSettings, task: (t: TestPlatform) => Promise<T>): Promise<T> {
@@ -144,6 +145,20 @@ describe('object storage: the platform on an S3 bucket (s3rver)', () => {
       assert.ok(stats.evictions > 0, JSON.stringify(stats));
       assert.ok(stats.bytes <= CACHE_BYTES, JSON.stringify(stats));
       assert.ok(bytesUnder(join(dataDir, 'cache', 'market')) <= CACHE_BYTES);
+
+      // the result files are objects of the run's attempt, and go with the scenario
+      const resultKeys = await bucketKeys(`site/results/${run.scenarioId}/`);
+      assert.equal(resultKeys.length, 3, resultKeys.join(', '));
+      for (const key of resultKeys) {
+        const [, file] =
+          new RegExp(`^site/results/${run.scenarioId}/\\d+/(\\w+)\\.json\\.zst$`).exec(key) ?? [];
+        assert.ok(file === 'metadata' || file === 'timeseries' || file === 'trades', key);
+      }
+      const deleted = await t.api.delete(`/v1/strategies/${run.strategyId}/scenarios/${run.scenarioId}`, {
+        key: run.key,
+      });
+      assert.ok(deleted.status < 300, deleted.text);
+      assert.deepEqual(await bucketKeys(`site/results/${run.scenarioId}/`), []);
 
       // evicting the image removes its blobs from the bucket
       const evicted = await t.api.delete(`/v1/strategies/${run.strategyId}/versions/${run.versionId}/image`, {

@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/database.ts';
 import { pgErrorCode } from '../db/errors.ts';
 import { type ScenarioState, scenarioLogs, scenarioResults, scenarios, users } from '../db/schema.ts';
 import { type RetryOptions, retryTransient } from '../db/transient.ts';
+import type { ResultFileName, ResultFileStore, ResultFiles } from '../storage/result-files.ts';
 import type { ConfigurationSettings } from './configurations.ts';
 import { lockActiveStrategy, missingOwnedResource } from './ownership.ts';
 import {
@@ -215,12 +216,14 @@ export class ScenarioRepository {
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
+    /** Result files in a bucket (HINDSIGHT_STORAGE_URL); unset, they are rows of `scenario_results`. */
+    private readonly results?: ResultFileStore,
     private readonly retryPolicy?: WriteRetryPolicy,
   ) {}
 
   /** The same records, with the worker's writes retried through database outages as `policy` says. */
   withRetry(policy: WriteRetryPolicy): ScenarioRepository {
-    return new ScenarioRepository(this.db, this.cursors, policy);
+    return new ScenarioRepository(this.db, this.cursors, this.results, policy);
   }
 
   /**
@@ -360,6 +363,7 @@ export class ScenarioRepository {
       .where(and(eq(scenarios.id, id), eq(scenarios.ownerId, ownerId)))
       .returning({ id: scenarios.id });
     if (deleted.length === 0) throw await missingOwnedResource(this.db, scenarios, id, `Scenario ${id}`);
+    await this.results?.delete(id);
   }
 
   // --- the queue -------------------------------------------------------------------------------
@@ -489,19 +493,26 @@ export class ScenarioRepository {
     progressAt?: Date,
   ): Promise<boolean> {
     const progress = progressAt && isStorableInstant(progressAt.getTime()) ? { progressAt } : {};
+    const completion = {
+      state: 'COMPLETE' as const,
+      metrics,
+      finishedAt: now,
+      updatedAt: now,
+      leaseExpiresAt: null,
+      ...progress,
+    };
+    const running = and(
+      eq(scenarios.id, id),
+      eq(scenarios.workerId, workerId),
+      eq(scenarios.state, 'RUNNING'),
+    );
+    if (this.results) return this.completeWithObjects(this.results, id, files, completion, running);
     return this.retrying(id, () =>
       this.db.transaction(async (tx) => {
         const rows = await tx
           .update(scenarios)
-          .set({
-            state: 'COMPLETE',
-            metrics,
-            finishedAt: now,
-            updatedAt: now,
-            leaseExpiresAt: null,
-            ...progress,
-          })
-          .where(and(eq(scenarios.id, id), eq(scenarios.workerId, workerId), eq(scenarios.state, 'RUNNING')))
+          .set(completion)
+          .where(running)
           .returning({ id: scenarios.id });
         if (rows.length === 0) return false;
         await tx.insert(scenarioResults).values({
@@ -513,6 +524,42 @@ export class ScenarioRepository {
         return true;
       }),
     );
+  }
+
+  /**
+   * `complete` with the files in the bucket: written under the attempt's key before the COMPLETE update,
+   * which names the attempt, so a COMPLETE row always has its files. An update that loses (cancelled,
+   * requeued) removes the files it wrote, unless a first try whose answer was lost had won.
+   */
+  private async completeWithObjects(
+    results: ResultFileStore,
+    id: string,
+    files: ResultFiles,
+    completion: Partial<typeof scenarios.$inferInsert>,
+    running: SQL | undefined,
+  ): Promise<boolean> {
+    const [held] = await this.retrying(id, () =>
+      this.db.select({ attempt: scenarios.attempt }).from(scenarios).where(running),
+    );
+    if (!held) return false;
+    await results.put(id, held.attempt, files);
+    const rows = await this.retrying(id, () =>
+      this.db
+        .update(scenarios)
+        .set(completion)
+        .where(and(running, eq(scenarios.attempt, held.attempt)))
+        .returning({ id: scenarios.id }),
+    );
+    if (rows.length > 0) return true;
+    const [after] = await this.retrying(id, () =>
+      this.db
+        .select({ state: scenarios.state, attempt: scenarios.attempt })
+        .from(scenarios)
+        .where(eq(scenarios.id, id)),
+    );
+    if (!(after?.state === 'COMPLETE' && after.attempt === held.attempt))
+      await results.delete(id, held.attempt);
+    return false;
   }
 
   /**
@@ -600,12 +647,19 @@ export class ScenarioRepository {
   }
 
   /** The zstd result file of a COMPLETE scenario. */
-  async resultFile(id: string, file: 'metadata' | 'timeseries' | 'trades'): Promise<Buffer | undefined> {
+  async resultFile(id: string, file: ResultFileName): Promise<Buffer | undefined> {
     const [row] = await this.db
       .select({ file: scenarioResults[file] })
       .from(scenarioResults)
       .where(eq(scenarioResults.scenarioId, id));
-    return row?.file;
+    // a row: the data-dir layout, or a run completed before the platform moved to a bucket
+    if (row || !this.results) return row?.file;
+    const [scenario] = await this.db
+      .select({ state: scenarios.state, attempt: scenarios.attempt })
+      .from(scenarios)
+      .where(eq(scenarios.id, id));
+    if (scenario?.state !== 'COMPLETE') return undefined;
+    return this.results.get(id, scenario.attempt, file);
   }
 
   async metrics(id: string): Promise<unknown> {
