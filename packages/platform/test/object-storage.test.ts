@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CachedObjectStore, S3ObjectStore } from '@hindsight/marketdata';
-import { readStorageSettings, SettingsError, type StorageSettings } from '@hindsight/platform';
+import {
+  openDatabase,
+  readStorageSettings,
+  SettingsError,
+  type StorageSettings,
+  withMarketImportLock,
+} from '@hindsight/platform';
 import { type S3TestServer, startS3Server } from '../../marketdata/test/s3-server.ts';
 import { pushTypeScriptExampleWithSkopeo } from './support/scenario-images.ts';
-import { storageBackends, tempDir } from './support/storage-backends.ts';
+import { postgresServer, storageBackends, tempDir } from './support/storage-backends.ts';
 import { startTestPlatform, type TestPlatform } from './support/test-platform.ts';
 
 /**
@@ -173,6 +179,35 @@ describe('object storage: the platform on an S3 bucket (s3rver)', () => {
   it('serves result files equal to those of the data-dir layout', () => {
     assert.ok(results.dataDir && results.s3, 'both runs completed');
     for (const file of FILES) assert.deepEqual(results.s3[file], results.dataDir[file], file);
+  });
+
+  it('imports into one bucket take turns across processes (a PostgreSQL advisory lock)', async () => {
+    const store = await postgresServer().create();
+    const url = store.databaseUrl as string;
+    const [first, second] = [
+      await openDatabase({ kind: 'postgres', url }),
+      await openDatabase({ kind: 'postgres', url }),
+    ];
+    try {
+      const events: string[] = [];
+      const importing = (name: string) => async () => {
+        events.push(`${name} starts`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        events.push(`${name} ends`);
+        return name;
+      };
+      const done = await Promise.all([
+        withMarketImportLock(first.db, importing('a')),
+        withMarketImportLock(second.db, importing('b')),
+      ]);
+      assert.deepEqual(done, ['a', 'b']);
+      const [one, two] = [events[0]?.split(' ')[0], events[2]?.split(' ')[0]];
+      assert.deepEqual(events, [`${one} starts`, `${one} ends`, `${two} starts`, `${two} ends`]);
+    } finally {
+      await first.close();
+      await second.close();
+      await store.dispose();
+    }
   });
 
   it('refuses bad storage settings with one line naming the variable', () => {
