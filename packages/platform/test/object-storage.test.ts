@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +13,7 @@ import {
   withMarketImportLock,
 } from '@hindsight/platform';
 import { type S3TestServer, startS3Server } from '../../marketdata/test/s3-server.ts';
-import { pushTypeScriptExampleWithSkopeo } from './support/scenario-images.ts';
+import { createVersion, pushTypeScriptExampleWithSkopeo } from './support/scenario-images.ts';
 import { postgresServer, storageBackends, tempDir } from './support/storage-backends.ts';
 import { startTestPlatform, type TestPlatform } from './support/test-platform.ts';
 
@@ -166,11 +167,38 @@ describe('object storage: the platform on an S3 bucket (s3rver)', () => {
       assert.ok(deleted.status < 300, deleted.text);
       assert.deepEqual(await bucketKeys(`site/results/${run.scenarioId}/`), []);
 
-      // evicting the image removes its blobs from the bucket
-      const evicted = await t.api.delete(`/v1/strategies/${run.strategyId}/versions/${run.versionId}/image`, {
-        key: run.key,
+      // a layer larger than a multipart part goes up in parts and streams back whole
+      const large = await createVersion(t.api, run.key, run.strategyId);
+      const layer = randomBytes(17 * 1024 * 1024);
+      const digest = `sha256:${createHash('sha256').update(layer).digest('hex')}`;
+      const registry = `${t.api.baseUrl}/v2/v/${large.data.versionId}`;
+      const auth = { authorization: `Bearer ${large.accessToken}` };
+      const pushed = await fetch(`${registry}/blobs/uploads/?digest=${digest}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: layer,
       });
-      assert.ok(evicted.status < 300, evicted.text);
+      assert.equal(pushed.status, 201, await pushed.text());
+      assert.ok(
+        (await bucketKeys('site/registry/blobs/')).includes(
+          `site/registry/blobs/sha256/${digest.slice(7, 9)}/${digest.slice(7)}`,
+        ),
+      );
+      const pulled = await fetch(`${registry}/blobs/${digest}`, { headers: auth });
+      assert.equal(pulled.status, 200);
+      assert.equal(pulled.headers.get('content-length'), String(layer.length));
+      const hash = createHash('sha256');
+      for await (const chunk of pulled.body as unknown as AsyncIterable<Uint8Array>) hash.update(chunk);
+      assert.equal(`sha256:${hash.digest('hex')}`, digest);
+      assert.deepEqual(readdirSync(join(dataDir, 'registry', 'uploads')), []);
+
+      // evicting the images removes their blobs from the bucket
+      for (const versionId of [run.versionId, large.data.versionId]) {
+        const evicted = await t.api.delete(`/v1/strategies/${run.strategyId}/versions/${versionId}/image`, {
+          key: run.key,
+        });
+        assert.ok(evicted.status < 300, evicted.text);
+      }
       assert.deepEqual(await bucketKeys('site/registry/blobs/'), []);
       return run.files;
     });
