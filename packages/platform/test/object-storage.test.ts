@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -110,11 +110,13 @@ async function withPlatform<T>(storage: StorageSettings, task: (t: TestPlatform)
 }
 
 describe('object storage: the platform on an S3 bucket (s3rver)', () => {
+  const serverDir = tempDir('s3rver');
   before(async () => {
-    server = await startS3Server(tempDir('s3rver'), [BUCKET]);
+    server = await startS3Server(serverDir, [BUCKET]);
   });
   after(async () => {
     await server?.close();
+    rmSync(serverDir, { recursive: true, force: true });
   });
 
   const results: Partial<Record<'dataDir' | 's3', ResultFiles>> = {};
